@@ -1,0 +1,193 @@
+// Configuration from an environment record. Only server/main.ts passes `process.env`; everything
+// else receives a Config. Every item the spec marks "not shown" is here, with a default that
+// matches the sandbox (README, "What the spec does not show").
+
+export interface OperationShape {
+  /** HTTP method, upper case. */
+  method: string;
+  /** Path under the base URL; `{billId}` is replaced, URL-encoded. */
+  path: string;
+}
+
+export interface UpstreamConfig {
+  /** The service's `{base_url}`, path prefix kept, no trailing slash. */
+  baseUrl: string;
+  key: string;
+  secret: string;
+  /** A built-in signing scheme name or a path to an ES module (default export `sign`). */
+  signer: string;
+  /** Envelope `code` values that mean success. */
+  okCodes: number[];
+  /** Per-attempt timeout. */
+  timeoutMs: number;
+  /** Retries of requery and list after a network error, timeout or 5xx. */
+  retries: number;
+  /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
+  cancel: OperationShape & { body: string | null };
+  /** Bind customer: method and path; the body is the customer's information as given. */
+  bind: OperationShape & { idField: string };
+}
+
+export interface StatusCodes {
+  pending: number[];
+  paid: number[];
+  cancelled: number[];
+  expired: number[];
+}
+
+export interface WebhookConfig {
+  url: string;
+  /** `whsec_` + base64 secret, per Standard Webhooks. */
+  secret: string;
+}
+
+export interface Config {
+  port: number;
+  /** The BFF's outside URL, no trailing slash. */
+  publicUrl: string;
+  /** True when BILL_API_BASE_URL is unset: the sandbox is mounted at `/sandbox` and used. */
+  embeddedSandbox: boolean;
+  upstream: UpstreamConfig;
+  statuses: StatusCodes;
+  /** First page index of the service's list (0 or 1). */
+  pageBase: 0 | 1;
+  databaseUrl: string;
+  reconcileIntervalMs: number;
+  refreshWindowMs: number;
+  /** How long a pending bill past `expiredOn` keeps being requeried before it is called expired. */
+  expiryGraceMs: number;
+  allowedOrigins: string[];
+  clientAmount: { min: string; max: string } | null;
+  orderLookupUrl: string | null;
+  returnUrl: string;
+  adminToken: string | null;
+  webhook: WebhookConfig | null;
+  /** Creates allowed per client per minute. */
+  createRateLimitPerMinute: number;
+  /** Largest request body accepted, bytes. */
+  bodyLimitBytes: number;
+  /** Most concurrent SSE connections; beyond it, widgets are told to poll. */
+  maxSseConnections: number;
+}
+
+/** The sandbox's demo pair: public knowledge, only good against the sandbox. */
+export const SANDBOX_DEMO_KEY = 'sandbox-demo-key';
+export const SANDBOX_DEMO_SECRET = 'sandbox-demo-secret';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v) || Number(v) < min) {
+    throw new ConfigError(`${name} must be a whole number of at least ${min}, got "${v}"`);
+  }
+  return Number(v);
+}
+
+function codes(env: Env, name: string, fallback: number[]): number[] {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((s) => !/^-?\d+$/.test(s))) {
+    throw new ConfigError(`${name} must be comma-separated whole numbers, got "${v}"`);
+  }
+  return list.map(Number);
+}
+
+function url(env: Env, name: string, fallback?: string): string | undefined {
+  const v = text(env, name) ?? fallback;
+  if (v === undefined) return undefined;
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
+
+export function loadConfig(env: Env): Config {
+  const port = int(env, 'PORT', 8787, 0);
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)!;
+  const apiBase = url(env, 'BILL_API_BASE_URL');
+  const embeddedSandbox = apiBase === undefined;
+
+  const min = text(env, 'CLIENT_AMOUNT_MIN');
+  const max = text(env, 'CLIENT_AMOUNT_MAX');
+  if ((min === undefined) !== (max === undefined)) {
+    throw new ConfigError('Set both CLIENT_AMOUNT_MIN and CLIENT_AMOUNT_MAX, or neither');
+  }
+  for (const [n, v] of [['CLIENT_AMOUNT_MIN', min], ['CLIENT_AMOUNT_MAX', max]] as const) {
+    if (v !== undefined && !DECIMAL_TEXT.test(v)) throw new ConfigError(`${n} must be a decimal amount, got "${v}"`);
+  }
+
+  const pageBase = int(env, 'BILL_PAGE_BASE', 1);
+  if (pageBase !== 0 && pageBase !== 1) throw new ConfigError(`BILL_PAGE_BASE must be 0 or 1, got ${pageBase}`);
+
+  const webhookUrl = url(env, 'MERCHANT_WEBHOOK_URL');
+  const webhookSecret = text(env, 'MERCHANT_WEBHOOK_SECRET');
+  if (webhookUrl && !webhookSecret?.startsWith('whsec_')) {
+    throw new ConfigError('MERCHANT_WEBHOOK_URL needs MERCHANT_WEBHOOK_SECRET, a "whsec_" + base64 secret');
+  }
+
+  const cancelBody = text(env, 'BILL_CANCEL_BODY') ?? '{"billId":"{billId}"}';
+
+  return {
+    port,
+    publicUrl,
+    embeddedSandbox,
+    upstream: {
+      // With the embedded sandbox the BFF still talks to it over HTTP, on its own port.
+      baseUrl: apiBase ?? `http://127.0.0.1:${port}/sandbox`,
+      key: text(env, 'BILL_API_KEY') ?? SANDBOX_DEMO_KEY,
+      secret: text(env, 'BILL_API_SECRET') ?? SANDBOX_DEMO_SECRET,
+      signer: text(env, 'BILL_SIGNER') ?? 'hmac-sha256',
+      okCodes: codes(env, 'BILL_API_OK_CODES', [0]),
+      timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),
+      retries: int(env, 'BILL_API_RETRIES', 3),
+      cancel: {
+        method: (text(env, 'BILL_CANCEL_METHOD') ?? 'POST').toUpperCase(),
+        path: text(env, 'BILL_CANCEL_PATH') ?? '/v1/bill/cancel',
+        body: cancelBody === 'none' ? null : cancelBody,
+      },
+      bind: {
+        method: (text(env, 'BILL_BIND_METHOD') ?? 'POST').toUpperCase(),
+        path: text(env, 'BILL_BIND_PATH') ?? '/v1/customer/bind',
+        idField: text(env, 'BILL_BIND_ID_FIELD') ?? 'customerId',
+      },
+    },
+    statuses: {
+      pending: codes(env, 'BILL_PENDING_STATUSES', [1]),
+      paid: codes(env, 'BILL_PAID_STATUSES', [2]),
+      cancelled: codes(env, 'BILL_CANCELLED_STATUSES', [4]),
+      expired: codes(env, 'BILL_EXPIRED_STATUSES', [5]),
+    },
+    pageBase,
+    databaseUrl: text(env, 'DATABASE_URL') ?? 'file:data/bill-checkout.sqlite',
+    reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 1),
+    refreshWindowMs: int(env, 'REFRESH_WINDOW_MS', 2_000),
+    expiryGraceMs: int(env, 'BILL_EXPIRY_GRACE_MS', 10 * 60_000),
+    allowedOrigins: (text(env, 'ALLOWED_ORIGINS') ?? new URL(publicUrl).origin)
+      .split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
+    clientAmount: min !== undefined && max !== undefined ? { min, max } : null,
+    orderLookupUrl: url(env, 'ORDER_LOOKUP_URL') ?? null,
+    returnUrl: url(env, 'RETURN_URL') ?? `${publicUrl}/`,
+    adminToken: text(env, 'ADMIN_TOKEN') ?? null,
+    webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : null,
+    createRateLimitPerMinute: int(env, 'CREATE_RATE_LIMIT_PER_MINUTE', 30, 1),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 256),
+    maxSseConnections: int(env, 'MAX_SSE_CONNECTIONS', 20_000, 1),
+  };
+}

@@ -1,0 +1,128 @@
+// The store contract. SQLite implements it now; PostgreSQL follows with the same contract tests,
+// so every method is async and every multi-step change is one transaction inside the store.
+
+import type { Outcome } from '../../widget/bill-view.js';
+import type { CreatedBill, StatusRecord } from '../upstream/types.js';
+
+/** Where a bill is in our own create flow (not the service's status). */
+export type CreateState = 'creating' | 'created' | 'failed';
+
+/** One bill as the BFF keeps it. `merchantReference` is ours, unique, made before the create call. */
+export interface StoredBill {
+  merchantReference: string;
+  createState: CreateState;
+  billId: string | null;
+  orderId: string | null;
+  idempotencyKey: string | null;
+  /** Exact decimal text. */
+  amount: string;
+  /** The browser's capability for this bill (read, watch, cancel). */
+  token: string;
+  /** Carried in callbackUrl and redirectUrl; a call without it is refused before any requery. */
+  hookToken: string;
+  billUrl: string | null;
+  currency: string | null;
+  requireGCAmount: string | null;
+  expiredOn: number | null;
+  /** Last requeried status; null until the first requery. */
+  status: number | null;
+  statusName: string;
+  isFinal: boolean;
+  outcome: Outcome;
+  /** The service's dateTime of the stored status. */
+  dateTime: number | null;
+  /** Local clock, ms: when the stored status was last confirmed by a requery (null: never). */
+  checkedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewBill {
+  merchantReference: string;
+  orderId: string | null;
+  idempotencyKey: string | null;
+  amount: string;
+  token: string;
+  hookToken: string;
+  createdAt: number;
+}
+
+export type InsertResult =
+  | { inserted: true; bill: StoredBill }
+  /** Another bill already holds this idempotency key: that bill, untouched. */
+  | { inserted: false; bill: StoredBill };
+
+export interface ApplyStatusInput {
+  billId: string;
+  record: StatusRecord;
+  outcome: Outcome;
+  /** Local clock, ms. */
+  checkedAt: number;
+}
+
+export interface ApplyStatusResult {
+  bill: StoredBill;
+  /** Status, outcome or isFinal differ from what was stored. */
+  changed: boolean;
+  /** This call made the bill final (a notice was queued in the same transaction). */
+  becameFinal: boolean;
+}
+
+export type NoticeChannel = 'hook' | 'webhook';
+
+/** A merchant notice in the outbox: one per final bill and channel. */
+export interface Notice {
+  /** Stable across retries and restarts: the Standard Webhooks `webhook-id`. */
+  id: string;
+  channel: NoticeChannel;
+  billId: string;
+  attempts: number;
+  nextAttemptAt: number;
+  deliveredAt: number | null;
+  lastError: string | null;
+}
+
+export interface Store {
+  /** Creates or upgrades the schema. Safe to call on every start and from several processes. */
+  migrate(): Promise<void>;
+  /** Resolves when the store answers (health check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Inserts a bill in `creating`; on an idempotency-key conflict returns the holder instead. */
+  insertBill(bill: NewBill): Promise<InsertResult>;
+  /** Fills in what create answered and moves the bill to `created`. */
+  completeCreate(merchantReference: string, created: CreatedBill, now: number): Promise<StoredBill>;
+  /** Marks a create that the service refused, so its idempotency key answers the same error. */
+  failCreate(merchantReference: string, now: number): Promise<void>;
+
+  getByReference(merchantReference: string): Promise<StoredBill | null>;
+  getByBillId(billId: string): Promise<StoredBill | null>;
+  getByIdempotencyKey(key: string): Promise<StoredBill | null>;
+  /** The newest created, non-final bill of `orderId` whose expiredOn is after `now`. */
+  findOpenByOrderId(orderId: string, now: number): Promise<StoredBill | null>;
+
+  /**
+   * Stores a requeried status. A final stored status never changes; when the stored bill is not
+   * final and `outcome`/`record.isFinal` make it final, one notice per enabled channel is queued
+   * in the same transaction.
+   */
+  applyStatus(input: ApplyStatusInput, channels: NoticeChannel[]): Promise<ApplyStatusResult>;
+  /** Records that a requery happened without storing a status (for example, it failed). */
+  touchChecked(billId: string, checkedAt: number): Promise<void>;
+
+  /** Created, non-final bills whose checkedAt is null or older than `checkedBefore`, oldest first. */
+  listPending(checkedBefore: number, limit: number): Promise<StoredBill[]>;
+  /** Bills left in `creating` since before `createdBefore` (their create outcome is unknown). */
+  listCreating(createdBefore: number, limit: number): Promise<StoredBill[]>;
+
+  /**
+   * Takes up to `limit` undelivered notices of `channel` due at `now`, leasing each until
+   * `now + leaseMs` so that no other worker takes it meanwhile.
+   */
+  claimNotices(channel: NoticeChannel, now: number, leaseMs: number, limit: number): Promise<Notice[]>;
+  markNoticeDelivered(id: string, channel: NoticeChannel, now: number): Promise<void>;
+  markNoticeFailed(id: string, channel: NoticeChannel, nextAttemptAt: number, error: string): Promise<void>;
+  /** Notices of these bills, for the admin page. */
+  noticesFor(billIds: string[]): Promise<Notice[]>;
+}

@@ -1,0 +1,88 @@
+// The bill payment service's interface as the spec describes it (sections 2 and 4).
+// Amounts are exact decimal text here, whatever JSON type the service used.
+
+/** Section 2.2: the bill as returned by create. */
+export interface CreatedBill {
+  billId: string;
+  billUrl: string;
+  billAmount: string;
+  requireGCAmount: string | null;
+  currency: string;
+  merchantReference: string;
+  expiredOn: number;
+}
+
+/** Section 2.3: the status record of requery, list and callback. */
+export interface StatusRecord {
+  billId: string;
+  merchantReference: string;
+  requestReference: string | null;
+  paymentReference: string | null;
+  billAmount: string;
+  currency: string;
+  status: number;
+  statusName: string;
+  isFinal: boolean;
+  dateTime: number;
+}
+
+/** Section 4.1 request. `amount` is decimal text; it is sent as a JSON number with the same digits. */
+export interface CreateBillInput {
+  amount: string;
+  merchantReference?: string;
+  callbackUrl: string;
+  redirectUrl: string;
+}
+
+/** Section 4.2 request. `paging.index` is sent as given: callers apply `BILL_PAGE_BASE`. */
+export interface ListBillsInput {
+  filters?: { name: string; value: string; matchType: 'like' | 'equal' }[];
+  paging?: { index: number; size: number };
+  sort?: { name: string; order: 1 | -1 };
+}
+
+export interface ListBillsResult {
+  lists: StatusRecord[];
+  total: number;
+}
+
+/** Section 4.5: the customer's information is the merchant's; the service answers an identifier. */
+export type BindCustomerInput = Record<string, unknown>;
+
+export interface BindCustomerResult {
+  customerId: string;
+  /** The whole `data` of the service's answer, for fields this client does not know. */
+  data: unknown;
+}
+
+/** What a signer is given (BILL_SIGNER). */
+export interface SignInput {
+  /** Upper case. */
+  method: string;
+  /** The path as sent, base-URL prefix included, without the query. */
+  path: string;
+  /** The query string without `?`, `''` when none. */
+  query: string;
+  /** The exact body text, `''` when none. */
+  body: string;
+  key: string;
+  secret: string;
+}
+
+export type Signer = (input: SignInput) => string | Promise<string>;
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** The typed client of the service: one method per operation. */
+export interface BillApi {
+  createBill(input: CreateBillInput, options?: CallOptions): Promise<CreatedBill>;
+  listBills(input: ListBillsInput, options?: CallOptions): Promise<ListBillsResult>;
+  /** Bills whose merchantReference equals `merchantReference`: settles a create of unknown outcome. */
+  findByMerchantReference(merchantReference: string, options?: CallOptions): Promise<StatusRecord[]>;
+  requeryBill(billId: string, options?: CallOptions): Promise<StatusRecord>;
+  cancelBill(billId: string, options?: CallOptions): Promise<void>;
+  bindCustomer(input: BindCustomerInput, options?: CallOptions): Promise<BindCustomerResult>;
+}

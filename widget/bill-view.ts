@@ -1,0 +1,31 @@
+/** How a bill ended, or `pending` while it has not. Derived by the BFF from requeried status codes. */
+export type Outcome = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
+
+/** What the BFF tells a browser about one bill. Amounts are exact decimal text. */
+export interface BillView {
+  billId: string;
+  merchantReference: string;
+  billUrl: string;
+  billAmount: string;
+  currency: string;
+  requireGCAmount: string | null;
+  /** Expiry, unix milliseconds (service clock). */
+  expiredOn: number;
+  /** The service's status code, `null` until the first requery. */
+  status: number | null;
+  statusName: string;
+  isFinal: boolean;
+  outcome: Outcome;
+  /** Time of the last status update, unix milliseconds (service clock), `null` until known. */
+  dateTime: number | null;
+}
+
+/** The create response: a BillView and the capability token that reads and cancels it. */
+export interface CreatedBillView extends BillView {
+  token: string;
+}
+
+/** The error body of every failed BFF response. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
