@@ -1,0 +1,36 @@
+// DATABASE_URL → a migrated Store. `file:PATH` is SQLite at PATH (relative to the working
+// directory; its folder is created). PostgreSQL is planned behind the same contract.
+
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSqliteStore } from './sqlite.js';
+import type { Store } from './types.js';
+
+function sqlitePath(databaseUrl: string): string {
+  if (databaseUrl.startsWith('file://')) return fileURLToPath(databaseUrl);
+  const path = databaseUrl.slice('file:'.length);
+  if (path === '') throw new Error('DATABASE_URL "file:" needs a path, e.g. file:data/bill-checkout.sqlite');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+export async function openStore(databaseUrl: string): Promise<Store> {
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new Error('PostgreSQL store: not yet available; use DATABASE_URL=file:PATH (SQLite)');
+  }
+  if (!databaseUrl.startsWith('file:')) {
+    // Only the scheme is echoed: the rest of a URL may hold a password.
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? '(none)';
+    throw new Error(`DATABASE_URL must be file:PATH or postgres://…; scheme ${scheme} is not supported`);
+  }
+  const path = sqlitePath(databaseUrl);
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const store = createSqliteStore(path);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}

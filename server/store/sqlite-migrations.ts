@@ -1,0 +1,86 @@
+// SQLite schema, as an ordered list of migrations. Each is applied once, in its own IMMEDIATE
+// transaction that re-checks `schema_migrations` after taking the write lock, so two processes
+// starting at once on one file apply each step exactly once.
+
+import type { Database } from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'bills and notices',
+    // STRICT tables: an amount can only ever be TEXT, never a REAL that lost digits.
+    sql: `
+      CREATE TABLE bills (
+        merchant_reference TEXT PRIMARY KEY,
+        bill_id TEXT UNIQUE,
+        idempotency_key TEXT UNIQUE,
+        order_id TEXT,
+        amount TEXT NOT NULL,
+        token TEXT NOT NULL,
+        hook_token TEXT NOT NULL,
+        create_state TEXT NOT NULL DEFAULT 'creating'
+          CHECK (create_state IN ('creating', 'created', 'failed')),
+        bill_url TEXT,
+        currency TEXT,
+        require_gc_amount TEXT,
+        expired_on INTEGER,
+        status INTEGER,
+        status_name TEXT NOT NULL DEFAULT '',
+        is_final INTEGER NOT NULL DEFAULT 0 CHECK (is_final IN (0, 1)),
+        outcome TEXT NOT NULL DEFAULT 'pending'
+          CHECK (outcome IN ('pending', 'paid', 'failed', 'cancelled', 'expired')),
+        date_time INTEGER,
+        checked_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX bills_order_id ON bills (order_id, created_at) WHERE order_id IS NOT NULL;
+      CREATE INDEX bills_pending ON bills (checked_at) WHERE create_state = 'created' AND is_final = 0;
+      CREATE INDEX bills_creating ON bills (created_at) WHERE create_state = 'creating';
+
+      CREATE TABLE notices (
+        id TEXT NOT NULL UNIQUE,
+        channel TEXT NOT NULL,
+        bill_id TEXT NOT NULL REFERENCES bills (bill_id),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        lease_until INTEGER,
+        delivered_at INTEGER,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (bill_id, channel)
+      ) STRICT;
+      CREATE INDEX notices_due ON notices (channel, next_attempt_at) WHERE delivered_at IS NULL;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Applies every migration not yet applied. Returns the versions this call applied. */
+export function migrateSqlite(db: Database, now: number, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const latest = migrations.at(-1)?.version ?? 0;
+  if ((db.pragma('user_version', { simple: true }) as number) >= latest) return [];
+
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const step = db.transaction(() => {
+      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+        .run(m.version, m.name, now);
+      db.pragma(`user_version = ${Math.trunc(m.version)}`);
+      applied.push(m.version);
+    });
+    step.immediate();
+  }
+  return applied;
+}

@@ -1,0 +1,203 @@
+// The SQLite store (better-sqlite3). Durable: WAL with synchronous=FULL, so a final status and
+// its notices are on disk when applyStatus resolves. Every write is one IMMEDIATE transaction,
+// which takes the write lock up front: several connections (or processes) on one file serialize
+// instead of failing with SQLITE_BUSY halfway through.
+
+import Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import type { CreatedBill } from '../upstream/types.js';
+import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { migrateSqlite } from './sqlite-migrations.js';
+import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
+import type { BillRow, NoticeRow } from './sqlite-rows.js';
+import type {
+  ApplyStatusInput, ApplyStatusResult, InsertResult, NewBill, NoticeChannel, Store, StoredBill,
+} from './types.js';
+
+export interface SqliteStoreOptions {
+  /** Clock for bookkeeping the contract does not pass a time for (migrations). */
+  now?: () => number;
+  /** How long a connection waits for another's write lock, ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+const MAX_ERROR_LENGTH = 500;
+
+export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  const now = options.now ?? Date.now;
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+
+  // Prepared lazily: the tables exist only once migrate() has run.
+  const statements = new Map<string, Statement>();
+  const q = (sql: string): Statement => {
+    let s = statements.get(sql);
+    if (!s) {
+      s = db.prepare(sql);
+      statements.set(sql, s);
+    }
+    return s;
+  };
+
+  const billWhere = (column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string) => {
+    const row = q(`SELECT * FROM bills WHERE ${column} = ?`).get(value) as BillRow | undefined;
+    return row ? toStoredBill(row) : null;
+  };
+  const mustGet = (column: 'merchant_reference' | 'bill_id', value: string): StoredBill => {
+    const bill = billWhere(column, value);
+    if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
+    return bill;
+  };
+
+  const insertTx = db.transaction((bill: NewBill): InsertResult => {
+    if (bill.idempotencyKey !== null) {
+      const holder = billWhere('idempotency_key', bill.idempotencyKey);
+      if (holder) return { inserted: false, bill: holder };
+    }
+    q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, token, hook_token,
+         create_state, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
+      bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.token,
+      bill.hookToken, bill.createdAt, bill.createdAt,
+    );
+    return { inserted: true, bill: mustGet('merchant_reference', bill.merchantReference) };
+  });
+
+  const completeTx = db.transaction((ref: string, created: CreatedBill, at: number): StoredBill => {
+    const bill = mustGet('merchant_reference', ref);
+    if (bill.billId !== null && bill.billId !== created.billId) {
+      throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
+    }
+    if (bill.billId === created.billId && bill.createState === 'created') return bill;
+    q(`UPDATE bills SET bill_id = ?, bill_url = ?, amount = ?, currency = ?, require_gc_amount = ?,
+         expired_on = ?, create_state = 'created', updated_at = ?
+       WHERE merchant_reference = ?`).run(
+      created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
+      created.expiredOn, at, ref,
+    );
+    return mustGet('merchant_reference', ref);
+  });
+
+  const applyTx = db.transaction((input: ApplyStatusInput, channels: NoticeChannel[]): ApplyStatusResult => {
+    const { billId, record, outcome, checkedAt } = input;
+    const stored = mustGet('bill_id', billId);
+    if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
+
+    const final = outcome !== 'pending';
+    if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
+      // An older status arriving late: the requery still happened, the status is not news.
+      q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
+      return { bill: mustGet('bill_id', billId), changed: false, becameFinal: false };
+    }
+
+    const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
+    q(`UPDATE bills SET status = ?, status_name = ?, is_final = ?, outcome = ?, date_time = ?,
+         checked_at = ?, updated_at = ?
+       WHERE bill_id = ?`).run(
+      record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, checkedAt,
+      changed ? checkedAt : stored.updatedAt, billId,
+    );
+    if (final) {
+      const insert = q(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
+        VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (bill_id, channel) DO NOTHING`);
+      for (const channel of new Set(channels)) {
+        insert.run(noticeId(billId, channel), channel, billId, checkedAt, checkedAt);
+      }
+    }
+    return { bill: mustGet('bill_id', billId), changed, becameFinal: final };
+  });
+
+  const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
+    const rows = q(`SELECT * FROM notices
+      WHERE channel = ? AND delivered_at IS NULL AND next_attempt_at <= ?
+        AND (lease_until IS NULL OR lease_until <= ?)
+      ORDER BY next_attempt_at, id LIMIT ?`).all(channel, at, at, limit) as NoticeRow[];
+    const lease = q('UPDATE notices SET lease_until = ?, attempts = attempts + 1 WHERE bill_id = ? AND channel = ?');
+    for (const r of rows) lease.run(at + leaseMs, r.bill_id, r.channel);
+    return rows.map((r) => toNotice({ ...r, attempts: r.attempts + 1, lease_until: at + leaseMs }));
+  });
+
+  return {
+    async migrate() {
+      migrateSqlite(db, now());
+    },
+    async ping() {
+      q('SELECT 1').get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+
+    async insertBill(bill) {
+      return insertTx.immediate(bill);
+    },
+    async completeCreate(merchantReference, created, at) {
+      return completeTx.immediate(merchantReference, created, at);
+    },
+    async failCreate(merchantReference, at) {
+      // Only a create still in flight can fail: a created bill stays what the service said.
+      db.transaction(() => {
+        mustGet('merchant_reference', merchantReference);
+        q(`UPDATE bills SET create_state = 'failed', updated_at = ?
+           WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
+      }).immediate();
+    },
+
+    async getByReference(merchantReference) {
+      return billWhere('merchant_reference', merchantReference);
+    },
+    async getByBillId(billId) {
+      return billWhere('bill_id', billId);
+    },
+    async getByIdempotencyKey(key) {
+      return billWhere('idempotency_key', key);
+    },
+    async findOpenByOrderId(orderId, at) {
+      const row = q(`SELECT * FROM bills
+        WHERE order_id = ? AND create_state = 'created' AND is_final = 0 AND expired_on > ?
+        ORDER BY created_at DESC, rowid DESC LIMIT 1`).get(orderId, at) as BillRow | undefined;
+      return row ? toStoredBill(row) : null;
+    },
+
+    async applyStatus(input, channels) {
+      return applyTx.immediate(input, channels);
+    },
+    async touchChecked(billId, checkedAt) {
+      q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
+    },
+
+    async listPending(checkedBefore, limit) {
+      const rows = q(`SELECT * FROM bills
+        WHERE create_state = 'created' AND is_final = 0 AND (checked_at IS NULL OR checked_at < ?)
+        ORDER BY checked_at IS NOT NULL, checked_at, created_at LIMIT ?`).all(checkedBefore, limit) as BillRow[];
+      return rows.map(toStoredBill);
+    },
+    async listCreating(createdBefore, limit) {
+      const rows = q(`SELECT * FROM bills WHERE create_state = 'creating' AND created_at < ?
+        ORDER BY created_at LIMIT ?`).all(createdBefore, limit) as BillRow[];
+      return rows.map(toStoredBill);
+    },
+
+    async claimNotices(channel, at, leaseMs, limit) {
+      return claimTx.immediate(channel, at, leaseMs, limit);
+    },
+    async markNoticeDelivered(id, channel, at) {
+      q(`UPDATE notices SET delivered_at = COALESCE(delivered_at, ?), lease_until = NULL
+         WHERE id = ? AND channel = ?`).run(at, id, channel);
+    },
+    async markNoticeFailed(id, channel, nextAttemptAt, error) {
+      q(`UPDATE notices SET next_attempt_at = ?, last_error = ?, lease_until = NULL
+         WHERE id = ? AND channel = ? AND delivered_at IS NULL`)
+        .run(nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel);
+    },
+    async noticesFor(billIds) {
+      if (billIds.length === 0) return [];
+      const rows = q(`SELECT * FROM notices WHERE bill_id IN (SELECT value FROM json_each(?))
+        ORDER BY bill_id, channel`).all(JSON.stringify(billIds)) as NoticeRow[];
+      return rows.map(toNotice);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// The typed client of the bill payment service: one method per operation of spec section 4.
+import type { z } from 'zod';
+import { ConfigError, type UpstreamConfig } from '../config.js';
+import { isDecimal, toDecimal } from '../decimal.js';
+import { BillApiResponseError, type BillOperation } from './errors.js';
+import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
+import { createTransport, defaultSleep, type Answer } from './transport.js';
+import type {
+  BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, ListBillsInput,
+  ListBillsResult, Signer, StatusRecord,
+} from './types.js';
+
+export interface BillApiOptions {
+  signer: Signer;
+  /** First page index of list (BILL_PAGE_BASE); used by findByMerchantReference. */
+  pageBase: 0 | 1;
+  fetch?: typeof fetch;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Backoff before retry n (from 0) is random() × min(maxBackoffMs, baseBackoffMs × 2^n). */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** findByMerchantReference: page size asked for, and most pages read. */
+  findPageSize?: number;
+  findMaxPages?: number;
+}
+
+/** A JSON number literal: what may be sent as-is. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+function amountLiteral(amount: string): string {
+  const text = typeof amount === 'string' ? amount.trim() : '';
+  if (JSON_NUMBER.test(text)) return text;
+  if (isDecimal(text)) return toDecimal(text);
+  throw new TypeError(`createBill: amount must be decimal text such as "12.50", got ${JSON.stringify(amount)}`);
+}
+
+function jsonEscaped(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+function cancelBody(template: string | null, billId: string): string | null {
+  return template === null ? null : template.replaceAll('{billId}', jsonEscaped(billId));
+}
+
+function checkConfig(config: UpstreamConfig): void {
+  try {
+    new URL(config.baseUrl);
+  } catch {
+    throw new ConfigError(`BILL_API_BASE_URL must be an absolute http(s) URL, got "${config.baseUrl}"`);
+  }
+  const sample = cancelBody(config.cancel.body, 'sample-"bill"-id');
+  if (sample !== null) {
+    try {
+      JSON.parse(sample);
+    } catch {
+      throw new ConfigError(`BILL_CANCEL_BODY must be a JSON template such as {"billId":"{billId}"} (or "none" for no body), got ${config.cancel.body}`);
+    }
+  }
+}
+
+export function createBillApi(config: UpstreamConfig, options: BillApiOptions): BillApi {
+  checkConfig(config);
+  const send = createTransport(config, {
+    signer: options.signer,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+    baseBackoffMs: options.baseBackoffMs ?? 250,
+    maxBackoffMs: options.maxBackoffMs ?? 4000,
+  });
+  const findPageSize = options.findPageSize ?? 100;
+  const findMaxPages = options.findMaxPages ?? 20;
+
+  function read<S extends z.ZodType>(schema: S, answer: Answer, operation: BillOperation): z.output<S> {
+    const parsed = schema.safeParse(answer.data);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    const field = issuePath(issue?.path ?? []);
+    const unknown = operation === 'create';
+    throw new BillApiResponseError(
+      `Bill API ${operation}: the answer's ${field} is not as the spec describes (${issue?.message ?? 'invalid'}).` +
+      (unknown ? ' The bill was probably created: settle it with findByMerchantReference before creating again.' : ''),
+      { operation, retryable: false, outcomeUnknown: unknown, httpStatus: answer.httpStatus, field },
+    );
+  }
+
+  async function list(input: ListBillsInput, operation: BillOperation, signal?: AbortSignal): Promise<ListBillsResult> {
+    const body: ListBillsInput = {};
+    if (input.filters) body.filters = input.filters;
+    if (input.paging) body.paging = input.paging;
+    if (input.sort) body.sort = input.sort;
+    const answer = await send({ operation, method: 'POST', path: '/v1/bills', body: JSON.stringify(body), retry: true }, signal);
+    return read(listResultSchema, answer, operation);
+  }
+
+  return {
+    async createBill(input: CreateBillInput, callOptions?: CallOptions): Promise<CreatedBill> {
+      let body = `{"amount":${amountLiteral(input.amount)}`;
+      if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;
+      body += `,"callbackUrl":${JSON.stringify(input.callbackUrl)},"redirectUrl":${JSON.stringify(input.redirectUrl)}}`;
+      const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions?.signal);
+      return read(createdBillSchema, answer, 'create');
+    },
+
+    listBills(input: ListBillsInput, callOptions?: CallOptions): Promise<ListBillsResult> {
+      return list(input, 'list', callOptions?.signal);
+    },
+
+    async findByMerchantReference(merchantReference: string, callOptions?: CallOptions): Promise<StatusRecord[]> {
+      const found = new Map<string, StatusRecord>();
+      const filters = [{ name: 'merchantReference', value: merchantReference, matchType: 'equal' as const }];
+      let received = 0;
+      for (let page = 0; page < findMaxPages; page++) {
+        const { lists, total } = await list(
+          { filters, paging: { index: options.pageBase + page, size: findPageSize } },
+          'findByMerchantReference', callOptions?.signal,
+        );
+        // Kept even if the service's `equal` were looser than ours; duplicates come from paging a moving list.
+        for (const record of lists) if (record.merchantReference === merchantReference) found.set(record.billId, record);
+        received += lists.length;
+        // Counting what arrived, not pages × size, also ends right when the service caps the page size lower.
+        if (lists.length === 0 || received >= total) break;
+      }
+      return [...found.values()];
+    },
+
+    async requeryBill(billId: string, callOptions?: CallOptions): Promise<StatusRecord> {
+      const path = `/v1/bill/requery?billId=${encodeURIComponent(billId)}`;
+      const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: true }, callOptions?.signal);
+      return read(statusRecordSchema, answer, 'requery');
+    },
+
+    async cancelBill(billId: string, callOptions?: CallOptions): Promise<void> {
+      const { method, path, body } = config.cancel;
+      await send({
+        operation: 'cancel', method, path: path.replaceAll('{billId}', encodeURIComponent(billId)),
+        body: cancelBody(body, billId), retry: false, emptyOk: true,
+      }, callOptions?.signal);
+    },
+
+    async bindCustomer(input: BindCustomerInput, callOptions?: CallOptions): Promise<BindCustomerResult> {
+      const { method, path, idField } = config.bind;
+      const answer = await send({ operation: 'bind', method, path, body: JSON.stringify(input), retry: false }, callOptions?.signal);
+      const data = answer.data;
+      const id = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[idField] : undefined;
+      if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
+        throw new BillApiResponseError(
+          `Bill API bind: the answer has no customer identifier at data.${idField}. Set BILL_BIND_ID_FIELD to the member of data that holds it.`,
+          { operation: 'bind', retryable: false, httpStatus: answer.httpStatus, field: `data.${idField}` },
+        );
+      }
+      return { customerId: String(id), data };
+    },
+  };
+}

@@ -1,0 +1,9 @@
+export { createBillApi, type BillApiOptions } from './client.js';
+export {
+  BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,
+  BillApiResponseError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
+} from './errors.js';
+export { AMOUNT_FIELDS, parseJsonLossless, quoteNumberMembers } from './lossless-json.js';
+export { amountSchema, createdBillSchema, envelopeSchema, listResultSchema, statusRecordSchema } from './schemas.js';
+export { BUILT_IN_SIGNER_NAMES, builtInSigner, loadSigner, signatureBase } from './signers.js';
+export type * from './types.js';

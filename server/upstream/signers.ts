@@ -1,0 +1,89 @@
+// The `Sign` header (BILL_SIGNER): built-in HMAC schemes on crypto.subtle, or a merchant's module.
+import { ConfigError } from '../config.js';
+import type { SignInput, Signer } from './types.js';
+
+/** What the built-in schemes sign: `METHOD\nPATH\nQUERY\nBODY`. */
+export function signatureBase(input: Pick<SignInput, 'method' | 'path' | 'query' | 'body'>): string {
+  return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${input.body}`;
+}
+
+const encoder = new TextEncoder();
+let cachedKey: { secret: string; key: Promise<CryptoKey> } | null = null;
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  if (cachedKey?.secret !== secret) {
+    const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    cachedKey = { secret, key };
+  }
+  return cachedKey.key;
+}
+
+async function hmacSha256(input: SignInput): Promise<Uint8Array> {
+  const mac = await crypto.subtle.sign('HMAC', await hmacKey(input.secret), encoder.encode(signatureBase(input)));
+  return new Uint8Array(mac);
+}
+
+function hex(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+const BUILT_IN: Record<string, Signer> = {
+  'hmac-sha256': async (input) => hex(await hmacSha256(input)),
+  'hmac-sha256-base64': async (input) => base64(await hmacSha256(input)),
+};
+
+export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(BUILT_IN);
+
+export function builtInSigner(name: string): Signer | undefined {
+  return Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : undefined;
+}
+
+const WHAT_IT_MUST_BE =
+  `BILL_SIGNER must be one of ${BUILT_IN_SIGNER_NAMES.join(', ')}, or a path to an ES module whose default ` +
+  'export (or export named `sign`) is a function sign({method, path, query, body, key, secret}) returning ' +
+  'the Sign header value (it may be async).';
+
+function looksLikeModule(spec: string): boolean {
+  return /[/\\.:]/.test(spec);
+}
+
+function pickSign(mod: unknown): Signer | undefined {
+  if (typeof mod !== 'object' || mod === null) return undefined;
+  const { default: def, sign } = mod as { default?: unknown; sign?: unknown };
+  if (typeof def === 'function') return def as Signer;
+  if (typeof sign === 'function') return sign as Signer;
+  // A CommonJS module imported from ESM puts module.exports on `default`.
+  const nested = typeof def === 'object' && def !== null ? (def as { sign?: unknown }).sign : undefined;
+  return typeof nested === 'function' ? (nested as Signer) : undefined;
+}
+
+/**
+ * The signer named by BILL_SIGNER. `importModule` loads a module specifier; the Node entry
+ * resolves relative paths to file URLs first and passes `(s) => import(s)`.
+ */
+export async function loadSigner(spec: string, importModule: (specifier: string) => Promise<unknown>): Promise<Signer> {
+  const name = spec.trim();
+  const builtIn = builtInSigner(name);
+  if (builtIn) return builtIn;
+  if (!name || !looksLikeModule(name)) {
+    throw new ConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);
+  }
+  let mod: unknown;
+  try {
+    mod = await importModule(name);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(`BILL_SIGNER "${name}" could not be loaded (${why}). ${WHAT_IT_MUST_BE}`, { cause: err });
+  }
+  const sign = pickSign(mod);
+  if (!sign) throw new ConfigError(`BILL_SIGNER "${name}" exports no sign function. ${WHAT_IT_MUST_BE}`);
+  return sign;
+}

@@ -1,0 +1,266 @@
+// One signed HTTP exchange with the service, its timeout, and the retry loop around it.
+import type { UpstreamConfig } from '../config.js';
+import {
+  BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError,
+  BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError,
+  type BillOperation,
+} from './errors.js';
+import { parseJsonLossless } from './lossless-json.js';
+import { envelopeSchema } from './schemas.js';
+import type { Signer } from './types.js';
+
+export interface TransportOptions {
+  signer: Signer;
+  fetch: typeof fetch;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export interface RequestSpec {
+  operation: BillOperation;
+  method: string;
+  /** Path under the base URL, query included, already encoded. */
+  path: string;
+  /** Exact JSON text, or null for no body. */
+  body: string | null;
+  /** Retry network errors, timeouts, 5xx and 429 (only for operations safe to repeat). */
+  retry: boolean;
+  /** A 2xx with an empty body is success (operations whose answer the spec does not show). */
+  emptyOk?: boolean;
+}
+
+export interface Answer {
+  data: unknown;
+  httpStatus: number;
+}
+
+type Attempt = { ok: true; answer: Answer } | { ok: false; error: BillApiError; retryAfterMs: number | null };
+
+const UNKNOWN_OUTCOME = ' The bill may or may not have been created: settle it with findByMerchantReference before creating again.';
+const MAX_SERVICE_TEXT = 200;
+
+export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function retryAfterMs(value: string | null): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+function isTransient(status: number): boolean {
+  return status >= 500 || status === 429;
+}
+
+export function createTransport(config: UpstreamConfig, options: TransportOptions) {
+  const base = config.baseUrl.replace(/\/+$/, '');
+  const okCodes = new Set(config.okCodes);
+
+  /** Service text with our secret cut out, shortened. */
+  const clean = (text: string): string => {
+    const redacted = config.secret ? text.split(config.secret).join('[redacted]') : text;
+    return redacted.length > MAX_SERVICE_TEXT ? `${redacted.slice(0, MAX_SERVICE_TEXT)}…` : redacted;
+  };
+
+  const label = (op: BillOperation) => `Bill API ${op}`;
+  const credentialsHint = () =>
+    `Check BILL_API_KEY and BILL_API_SECRET, and that BILL_SIGNER (now "${config.signer}") is the scheme the service expects.`;
+
+  function classify(spec: RequestSpec, res: Response, text: string, url: URL): Attempt {
+    const { operation: op } = spec;
+    const status = res.status;
+    const is2xx = status >= 200 && status < 300;
+    const createSent = op === 'create';
+    const retryAfter = retryAfterMs(res.headers.get('retry-after'));
+    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: retryAfter });
+
+    if (is2xx && spec.emptyOk && text.trim() === '') return { ok: true, answer: { data: null, httpStatus: status } };
+
+    let json: unknown;
+    let isJson = true;
+    try {
+      json = parseJsonLossless(text);
+    } catch {
+      isJson = false;
+    }
+    const env = isJson ? envelopeSchema.safeParse(json) : null;
+    const envelope = env?.success ? env.data : null;
+
+    if (status === 401 || status === 403) {
+      const said = envelope ? ` with code ${envelope.code} "${clean(envelope.message)}"` : '';
+      return fail(new BillApiAuthError(
+        `${label(op)}: the service refused the credentials (HTTP ${status}${said}). ${credentialsHint()}`,
+        { operation: op, retryable: false, httpStatus: status, code: envelope?.code ?? null, serviceMessage: envelope?.message ?? null },
+      ));
+    }
+
+    if (envelope && !okCodes.has(envelope.code)) {
+      let hint = '';
+      if (/sign|signature|auth|credential|\bkey\b|forbidden|unauthori[sz]ed/i.test(envelope.message)) {
+        hint += ` This looks like a signature or key refusal: ${credentialsHint()}`;
+      }
+      const looksOk = /^\s*(ok|success|succeeded|successful|done)\b/i.test(envelope.message) ||
+        (envelope.data !== null && envelope.data !== undefined);
+      if (is2xx && looksOk) {
+        hint += ` If code ${envelope.code} means success for this service, add it to BILL_API_OK_CODES (now "${config.okCodes.join(',')}").`;
+      }
+      const unknown = createSent && status >= 500;
+      return fail(new BillApiRejectedError(
+        `${label(op)}: the service refused with code ${envelope.code} "${clean(envelope.message)}" (HTTP ${status}).${hint}${unknown ? UNKNOWN_OUTCOME : ''}`,
+        { operation: op, retryable: isTransient(status), outcomeUnknown: unknown, code: envelope.code, serviceMessage: envelope.message, httpStatus: status },
+      ));
+    }
+
+    if (!is2xx) {
+      let hint = '';
+      if (status >= 300 && status < 400) {
+        hint = ` It redirected to "${res.headers.get('location') ?? '?'}": set BILL_API_BASE_URL to the final address.`;
+      } else if (status === 404 || status === 405) {
+        hint = ` Check BILL_API_BASE_URL (now "${base}", path prefix kept)` +
+          (op === 'cancel' ? ' and BILL_CANCEL_METHOD / BILL_CANCEL_PATH.' : op === 'bind' ? ' and BILL_BIND_METHOD / BILL_BIND_PATH.' : '.');
+      } else if (isTransient(status)) {
+        hint = ' The service is failing or overloaded; try again later.';
+      }
+      const unknown = createSent && status >= 500;
+      const bare = envelope ? '' : ' without a response envelope';
+      return fail(new BillApiHttpError(
+        `${label(op)}: ${spec.method} ${url.pathname} answered HTTP ${status}${bare}.${hint}${unknown ? UNKNOWN_OUTCOME : ''}`,
+        { operation: op, retryable: isTransient(status), outcomeUnknown: unknown, httpStatus: status },
+      ));
+    }
+
+    if (!envelope) {
+      const field = isJson ? issueField(env) : null;
+      const what = !isJson
+        ? `the body is not JSON (starts with ${JSON.stringify(clean(text.slice(0, 40)))})`
+        : field === null ? 'the body is not a JSON object'
+        : `the envelope's "${field}" is missing or not of the spec's type`;
+      return fail(new BillApiResponseError(
+        `${label(op)}: HTTP ${status} but ${what}; expected {code, message, data}.${createSent ? UNKNOWN_OUTCOME : ''}`,
+        { operation: op, retryable: false, outcomeUnknown: createSent, httpStatus: status, field },
+      ));
+    }
+    return { ok: true, answer: { data: envelope.data, httpStatus: status } };
+  }
+
+  async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<Attempt> {
+    const { operation: op } = spec;
+    const url = new URL(base + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`));
+    const body = spec.body ?? '';
+    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: null });
+
+    let sign: unknown;
+    try {
+      sign = await options.signer({
+        method: spec.method.toUpperCase(), path: url.pathname, query: url.search.slice(1), body,
+        key: config.key, secret: config.secret,
+      });
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return fail(new BillApiSignerError(`${label(op)}: BILL_SIGNER "${config.signer}" failed: ${clean(why)}`, { operation: op, retryable: false, cause: err }));
+    }
+    if (typeof sign !== 'string' || sign === '') {
+      return fail(new BillApiSignerError(
+        `${label(op)}: BILL_SIGNER "${config.signer}" returned ${typeof sign === 'string' ? 'an empty string' : typeof sign}; it must return the Sign header value as text.`,
+        { operation: op, retryable: false },
+      ));
+    }
+
+    const headers: Record<string, string> = { Accept: 'application/json', Key: config.key, Sign: sign };
+    if (spec.body !== null) headers['Content-Type'] = 'application/json';
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, config.timeoutMs);
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const unknown = op === 'create';
+    try {
+      if (callerSignal?.aborted) return fail(abortError(op, false));
+      const res = await options.fetch(url.href, {
+        method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
+      });
+      const text = await res.text();
+      return classify(spec, res, text, url);
+    } catch (err) {
+      if (callerSignal?.aborted) return fail(abortError(op, unknown, err));
+      if (timedOut) {
+        return fail(new BillApiTimeoutError(
+          `${label(op)}: no full answer from ${url.origin}${url.pathname} within ${config.timeoutMs} ms (BILL_API_TIMEOUT_MS).${unknown ? UNKNOWN_OUTCOME : ''}`,
+          { operation: op, retryable: true, outcomeUnknown: unknown, timeoutMs: config.timeoutMs, cause: err },
+        ));
+      }
+      return fail(new BillApiNetworkError(
+        `${label(op)}: could not reach the bill payment service at ${url.origin}${url.pathname} (${networkReason(err)}). ` +
+        `Check BILL_API_BASE_URL and that the service is up.${unknown ? UNKNOWN_OUTCOME : ''}`,
+        { operation: op, retryable: true, outcomeUnknown: unknown, cause: err },
+      ));
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Sends `spec`, retrying transient failures when `spec.retry`; resolves with an ok envelope's data. */
+  return async function send(spec: RequestSpec, callerSignal?: AbortSignal): Promise<Answer> {
+    const attempts = spec.retry ? 1 + config.retries : 1;
+    for (let n = 0; ; n++) {
+      const result = await attempt(spec, callerSignal);
+      if (result.ok) return result.answer;
+      const { error } = result;
+      error.attempts = n + 1;
+      if (!spec.retry || !error.retryable || n + 1 >= attempts) {
+        if (n > 0) error.message += ` (gave up after ${n + 1} attempts)`;
+        throw error;
+      }
+      const cap = Math.min(options.maxBackoffMs, options.baseBackoffMs * 2 ** n);
+      let delay = Math.floor(options.random() * cap);
+      if (result.retryAfterMs !== null) delay = Math.max(delay, Math.min(result.retryAfterMs, options.maxBackoffMs));
+      try {
+        await options.sleep(delay, callerSignal);
+      } catch (err) {
+        if (callerSignal?.aborted) throw abortError(spec.operation, false, err);
+        throw err;
+      }
+      if (callerSignal?.aborted) throw abortError(spec.operation, false);
+    }
+  };
+}
+
+function abortError(op: BillOperation, sent: boolean, cause?: unknown): BillApiAbortError {
+  const note = sent ? UNKNOWN_OUTCOME : '';
+  return new BillApiAbortError(`Bill API ${op} was aborted by the caller.${note}`, { operation: op, retryable: false, outcomeUnknown: sent, cause });
+}
+
+function networkReason(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause && typeof cause === 'object') {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string') return message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function issueField(result: ReturnType<typeof envelopeSchema.safeParse> | null): string | null {
+  const first = result && !result.success ? result.error.issues[0] : undefined;
+  return first && first.path.length ? first.path.map(String).join('.') : null;
+}

@@ -1,0 +1,385 @@
+// The Store contract, as tests any implementation must pass (SQLite now, PostgreSQL later).
+
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { Outcome } from '../../widget/bill-view.js';
+import type { CreatedBill, StatusRecord } from '../../server/upstream/types.js';
+import type { NewBill, Store } from '../../server/store/types.js';
+
+export interface StoreFixture {
+  store: Store;
+  cleanup: () => Promise<void>;
+}
+
+const T0 = 1_800_000_000_000;
+let seq = 0;
+
+export function newBill(overrides: Partial<NewBill> = {}): NewBill {
+  seq += 1;
+  return {
+    merchantReference: `ref-${seq}`,
+    orderId: null,
+    idempotencyKey: null,
+    amount: '10.50',
+    token: `tok-${seq}`,
+    hookToken: `hook-${seq}`,
+    createdAt: T0 + seq,
+    ...overrides,
+  };
+}
+
+export function createdBill(merchantReference: string, billId: string, overrides: Partial<CreatedBill> = {}): CreatedBill {
+  return {
+    billId,
+    billUrl: `https://pay.example/${billId}`,
+    billAmount: '10.50',
+    requireGCAmount: '0.35',
+    currency: 'USD',
+    merchantReference,
+    expiredOn: T0 + 3_600_000,
+    ...overrides,
+  };
+}
+
+export function statusRecord(billId: string, status: number, dateTime: number, isFinal = status !== 1): StatusRecord {
+  return {
+    billId,
+    merchantReference: 'ref',
+    requestReference: null,
+    paymentReference: null,
+    billAmount: '10.50',
+    currency: 'USD',
+    status,
+    statusName: { 1: 'Pending Payment', 2: 'Paid', 3: 'Failed', 4: 'Cancelled', 5: 'Expired' }[status] ?? 'Other',
+    isFinal,
+    dateTime,
+  };
+}
+
+export function storeContract(name: string, make: () => Promise<StoreFixture>): void {
+  describe(`Store contract: ${name}`, () => {
+    let fixture: StoreFixture;
+    let store: Store;
+
+    // A fresh store per test keeps the cases independent.
+    beforeEach(async () => {
+      fixture = await make();
+      store = fixture.store;
+      await store.migrate();
+    });
+    afterEach(async () => fixture.cleanup());
+
+    /** A created bill (billId `b-<ref>`), optionally with an order and expiry. */
+    async function created(overrides: Partial<NewBill> = {}, expiredOn = T0 + 3_600_000) {
+      const bill = newBill(overrides);
+      await store.insertBill(bill);
+      const billId = `b-${bill.merchantReference}`;
+      return store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, billId, { expiredOn }), T0);
+    }
+
+    const apply = (billId: string, status: number, dateTime: number, outcome: Outcome, channels: ('hook' | 'webhook')[] = ['hook', 'webhook']) =>
+      store.applyStatus({ billId, record: statusRecord(billId, status, dateTime), outcome, checkedAt: dateTime + 5 }, channels);
+
+    describe('bills', () => {
+      it('inserts a bill in creating and reads it back by reference and idempotency key', async () => {
+        const bill = newBill({ idempotencyKey: 'idem-1', orderId: 'order-1', amount: '12345678901234567890.123456789' });
+        const result = await store.insertBill(bill);
+        assert.equal(result.inserted, true);
+        assert.equal(result.bill.createState, 'creating');
+        assert.equal(result.bill.amount, '12345678901234567890.123456789');
+        assert.equal(result.bill.billId, null);
+        assert.equal(result.bill.outcome, 'pending');
+        assert.equal(result.bill.isFinal, false);
+        assert.equal(result.bill.status, null);
+        assert.equal(result.bill.checkedAt, null);
+        assert.deepEqual(await store.getByReference(bill.merchantReference), result.bill);
+        assert.deepEqual(await store.getByIdempotencyKey('idem-1'), result.bill);
+        assert.equal(await store.getByReference('nope'), null);
+        assert.equal(await store.getByIdempotencyKey('nope'), null);
+        assert.equal(await store.getByBillId('nope'), null);
+      });
+
+      it('returns the holder, untouched, when an idempotency key is taken', async () => {
+        const first = await store.insertBill(newBill({ idempotencyKey: 'same', amount: '1' }));
+        const second = await store.insertBill(newBill({ idempotencyKey: 'same', amount: '2' }));
+        assert.equal(second.inserted, false);
+        assert.deepEqual(second.bill, first.bill);
+        assert.equal((await store.getByIdempotencyKey('same'))?.amount, '1');
+      });
+
+      it('allows many bills without an idempotency key', async () => {
+        assert.equal((await store.insertBill(newBill())).inserted, true);
+        assert.equal((await store.insertBill(newBill())).inserted, true);
+      });
+
+      it('completeCreate fills in what create answered and the bill is found by billId', async () => {
+        const bill = newBill({ amount: '10.5' });
+        await store.insertBill(bill);
+        const done1 = await store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'B1'), T0 + 10);
+        assert.equal(done1.createState, 'created');
+        assert.equal(done1.billId, 'B1');
+        assert.equal(done1.billUrl, 'https://pay.example/B1');
+        assert.equal(done1.currency, 'USD');
+        assert.equal(done1.requireGCAmount, '0.35');
+        assert.equal(done1.expiredOn, T0 + 3_600_000);
+        assert.equal(done1.updatedAt, T0 + 10);
+        assert.equal(done1.token, bill.token);
+        assert.equal(done1.hookToken, bill.hookToken);
+        assert.deepEqual(await store.getByBillId('B1'), done1);
+        // Repeating the same completion is harmless; a different billId is refused.
+        assert.deepEqual(await store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'B1'), T0 + 20), done1);
+        await assert.rejects(store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'B2'), T0 + 30));
+        await assert.rejects(store.completeCreate('unknown', createdBill('unknown', 'B3'), T0));
+      });
+
+      it('failCreate marks a create in flight as failed, and leaves a created bill alone', async () => {
+        const bill = newBill({ idempotencyKey: 'k-fail' });
+        await store.insertBill(bill);
+        await store.failCreate(bill.merchantReference, T0 + 5);
+        const failed = await store.getByIdempotencyKey('k-fail');
+        assert.equal(failed?.createState, 'failed');
+        assert.equal(failed?.updatedAt, T0 + 5);
+        // The key keeps answering with the failed bill.
+        const again = await store.insertBill(newBill({ idempotencyKey: 'k-fail' }));
+        assert.equal(again.inserted, false);
+        assert.equal(again.bill.createState, 'failed');
+
+        const ok = await created();
+        await store.failCreate(ok.merchantReference, T0 + 6);
+        assert.equal((await store.getByReference(ok.merchantReference))?.createState, 'created');
+      });
+
+      it('findOpenByOrderId gives the newest created, non-final, unexpired bill of the order', async () => {
+        const now = T0 + 1000;
+        assert.equal(await store.findOpenByOrderId('o', now), null);
+        await store.insertBill(newBill({ orderId: 'o' })); // creating: not open
+        const older = await created({ orderId: 'o' });
+        const newer = await created({ orderId: 'o' });
+        await created({ orderId: 'other' });
+        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, newer.merchantReference);
+
+        await apply(newer.billId!, 4, T0 + 100, 'cancelled');
+        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, older.merchantReference);
+
+        await created({ orderId: 'o' }, now); // expires exactly now: not open
+        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, older.merchantReference);
+        assert.equal(await store.findOpenByOrderId('o', T0 + 3_600_000), null);
+      });
+    });
+
+    describe('applyStatus', () => {
+      it('stores a pending status without queueing notices', async () => {
+        const bill = await created();
+        const r = await apply(bill.billId!, 1, T0 + 100, 'pending');
+        assert.equal(r.changed, true);
+        assert.equal(r.becameFinal, false);
+        assert.equal(r.bill.status, 1);
+        assert.equal(r.bill.statusName, 'Pending Payment');
+        assert.equal(r.bill.dateTime, T0 + 100);
+        assert.equal(r.bill.checkedAt, T0 + 105);
+        assert.deepEqual(await store.noticesFor([bill.billId!]), []);
+        const same = await apply(bill.billId!, 1, T0 + 200, 'pending');
+        assert.equal(same.changed, false);
+        assert.equal(same.bill.checkedAt, T0 + 205);
+      });
+
+      it('makes a bill final once, with one notice per channel queued in the same call', async () => {
+        const bill = await created();
+        const billId = bill.billId!;
+        const results = [];
+        for (let i = 0; i < 3; i++) results.push(await apply(billId, 2, T0 + 100 + i, 'paid'));
+        assert.deepEqual(results.map((r) => r.becameFinal), [true, false, false]);
+        assert.deepEqual(results.map((r) => r.changed), [true, false, false]);
+        assert.equal(results[0]!.bill.outcome, 'paid');
+        assert.equal(results[0]!.bill.isFinal, true);
+        assert.equal(results[2]!.bill.dateTime, T0 + 100);
+        const notices = await store.noticesFor([billId]);
+        assert.deepEqual(notices.map((n) => n.channel).sort(), ['hook', 'webhook']);
+        assert.equal(new Set(notices.map((n) => n.id)).size, 2);
+        const webhook = notices.find((n) => n.channel === 'webhook')!;
+        assert.equal(webhook.id, `msg_${billId}`);
+        assert.equal(webhook.attempts, 0);
+        assert.equal(webhook.deliveredAt, null);
+        assert.equal(webhook.lastError, null);
+        assert.ok(webhook.nextAttemptAt <= T0 + 105);
+      });
+
+      it('queues notices only for the channels given, and none when none are', async () => {
+        const a = await created();
+        const b = await created();
+        await apply(a.billId!, 2, T0 + 100, 'paid', ['webhook', 'webhook']);
+        await apply(b.billId!, 5, T0 + 100, 'expired', []);
+        assert.deepEqual((await store.noticesFor([a.billId!])).map((n) => n.channel), ['webhook']);
+        assert.deepEqual(await store.noticesFor([b.billId!]), []);
+      });
+
+      it('never moves a final status, back or sideways', async () => {
+        const bill = await created();
+        const billId = bill.billId!;
+        const final = await apply(billId, 4, T0 + 100, 'cancelled');
+        const back = await apply(billId, 1, T0 + 200, 'pending');
+        const sideways = await apply(billId, 2, T0 + 300, 'paid');
+        for (const r of [back, sideways]) {
+          assert.equal(r.changed, false);
+          assert.equal(r.becameFinal, false);
+          assert.deepEqual(r.bill, final.bill);
+        }
+        assert.deepEqual(await store.getByBillId(billId), final.bill);
+        assert.equal((await store.noticesFor([billId])).length, 2);
+      });
+
+      it('ignores a pending status older than the stored one, but not a final one', async () => {
+        const bill = await created();
+        const billId = bill.billId!;
+        await apply(billId, 1, T0 + 500, 'pending');
+        const stale = await store.applyStatus(
+          { billId, record: { ...statusRecord(billId, 6, T0 + 400, false), statusName: 'Processing' }, outcome: 'pending', checkedAt: T0 + 900 },
+          ['hook'],
+        );
+        assert.equal(stale.changed, false);
+        assert.equal(stale.bill.status, 1);
+        assert.equal(stale.bill.dateTime, T0 + 500);
+        assert.equal(stale.bill.checkedAt, T0 + 900, 'the requery still counts as a check');
+        const lateFinal = await apply(billId, 2, T0 + 300, 'paid');
+        assert.equal(lateFinal.becameFinal, true);
+        assert.equal(lateFinal.bill.outcome, 'paid');
+      });
+
+      it('takes the outcome from the caller: expired after the grace period is final', async () => {
+        const bill = await created();
+        const r = await store.applyStatus(
+          { billId: bill.billId!, record: statusRecord(bill.billId!, 1, T0 + 100, false), outcome: 'expired', checkedAt: T0 + 200 },
+          ['hook'],
+        );
+        assert.equal(r.becameFinal, true);
+        assert.equal(r.bill.isFinal, true);
+        assert.equal(r.bill.outcome, 'expired');
+        assert.equal(r.bill.status, 1);
+      });
+
+      it('rejects a status for an unknown bill', async () => {
+        await assert.rejects(apply('missing', 2, T0, 'paid'));
+      });
+
+      it('touchChecked records a requery without a status', async () => {
+        const bill = await created();
+        await apply(bill.billId!, 1, T0 + 100, 'pending');
+        await store.touchChecked(bill.billId!, T0 + 999);
+        const after = await store.getByBillId(bill.billId!);
+        assert.equal(after?.checkedAt, T0 + 999);
+        assert.equal(after?.status, 1);
+        assert.equal(after?.dateTime, T0 + 100);
+      });
+    });
+
+    describe('lists', () => {
+      it('listPending gives created non-final bills not checked since, never-checked then oldest first', async () => {
+        await store.insertBill(newBill()); // creating: not listed
+        const fresh = await created();
+        const old = await created();
+        const never = await created();
+        const final = await created();
+        await apply(fresh.billId!, 1, T0 + 900, 'pending'); // checked T0+905
+        await apply(old.billId!, 1, T0 + 100, 'pending'); // checked T0+105
+        await apply(final.billId!, 2, T0 + 50, 'paid');
+        const list = await store.listPending(T0 + 500, 10);
+        assert.deepEqual(list.map((b) => b.billId), [never.billId, old.billId]);
+        assert.deepEqual((await store.listPending(T0 + 10_000, 10)).map((b) => b.billId), [never.billId, old.billId, fresh.billId]);
+        assert.deepEqual((await store.listPending(T0 + 10_000, 1)).map((b) => b.billId), [never.billId]);
+      });
+
+      it('listCreating gives bills left in creating since before the cut-off, oldest first', async () => {
+        const a = newBill({ createdAt: T0 + 10 });
+        const b = newBill({ createdAt: T0 + 5 });
+        const c = newBill({ createdAt: T0 + 50 });
+        for (const bill of [a, b, c]) await store.insertBill(bill);
+        const d = newBill({ createdAt: T0 + 1 });
+        await store.insertBill(d);
+        await store.completeCreate(d.merchantReference, createdBill(d.merchantReference, 'bd'), T0 + 2);
+        const e = newBill({ createdAt: T0 + 2 });
+        await store.insertBill(e);
+        await store.failCreate(e.merchantReference, T0 + 3);
+        assert.deepEqual((await store.listCreating(T0 + 20, 10)).map((x) => x.merchantReference), [b.merchantReference, a.merchantReference]);
+        assert.deepEqual((await store.listCreating(T0 + 100, 1)).map((x) => x.merchantReference), [b.merchantReference]);
+      });
+    });
+
+    describe('notices', () => {
+      const claim = (now: number, limit = 10) => store.claimNotices('webhook', now, 1_000, limit);
+
+      async function finalBill() {
+        const bill = await created();
+        await apply(bill.billId!, 2, T0 + 100, 'paid');
+        return bill.billId!;
+      }
+
+      it('claims a due notice and leases it: nobody else gets it until the lease ends', async () => {
+        const billId = await finalBill();
+        assert.deepEqual(await claim(T0), [], 'not due before it was queued');
+        const first = await claim(T0 + 200);
+        assert.equal(first.length, 1);
+        assert.equal(first[0]!.id, `msg_${billId}`);
+        assert.equal(first[0]!.attempts, 1);
+        assert.deepEqual(await claim(T0 + 200), []);
+        assert.deepEqual(await claim(T0 + 1_199), []);
+        const again = await claim(T0 + 1_200);
+        assert.equal(again.length, 1);
+        assert.equal(again[0]!.id, first[0]!.id);
+        assert.equal(again[0]!.attempts, 2);
+        // The hook channel is separate.
+        assert.equal((await store.claimNotices('hook', T0 + 200, 1_000, 10)).length, 1);
+      });
+
+      it('markNoticeFailed schedules the next attempt; markNoticeDelivered ends it', async () => {
+        const billId = await finalBill();
+        const [n] = await claim(T0 + 200);
+        await store.markNoticeFailed(n!.id, 'webhook', T0 + 5_000, 'HTTP 500');
+        const [failed] = (await store.noticesFor([billId])).filter((x) => x.channel === 'webhook');
+        assert.equal(failed!.lastError, 'HTTP 500');
+        assert.equal(failed!.nextAttemptAt, T0 + 5_000);
+        assert.equal(failed!.deliveredAt, null);
+        assert.deepEqual(await claim(T0 + 4_999), [], 'not before its next attempt, though the lease is gone');
+        const [retry] = await claim(T0 + 5_000);
+        assert.equal(retry!.attempts, 2);
+        await store.markNoticeDelivered(retry!.id, 'webhook', T0 + 5_100);
+        const [delivered] = (await store.noticesFor([billId])).filter((x) => x.channel === 'webhook');
+        assert.equal(delivered!.deliveredAt, T0 + 5_100);
+        assert.equal(delivered!.attempts, 2);
+        assert.deepEqual(await claim(T0 + 100_000), []);
+        // A late failure report from a stale worker does not undo the delivery.
+        await store.markNoticeFailed(retry!.id, 'webhook', T0 + 200_000, 'late');
+        assert.equal((await store.noticesFor([billId])).find((x) => x.channel === 'webhook')!.deliveredAt, T0 + 5_100);
+      });
+
+      it('claims oldest due first, up to the limit', async () => {
+        const ids = [];
+        for (let i = 0; i < 3; i++) {
+          const bill = await created();
+          await apply(bill.billId!, 2, T0 + 300 - i * 100, 'paid');
+          ids.push(`msg_${bill.billId}`);
+        }
+        const got = await claim(T0 + 1_000, 2);
+        assert.deepEqual(got.map((n) => n.id), [ids[2], ids[1]]);
+        assert.deepEqual((await claim(T0 + 1_000, 10)).map((n) => n.id), [ids[0]]);
+      });
+
+      it('noticesFor lists the notices of the given bills only', async () => {
+        const a = await finalBill();
+        const b = await finalBill();
+        await finalBill();
+        const notices = await store.noticesFor([a, b, 'unknown']);
+        assert.equal(notices.length, 4);
+        assert.deepEqual(new Set(notices.map((n) => n.billId)), new Set([a, b]));
+        assert.deepEqual(await store.noticesFor([]), []);
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('migrate is idempotent and ping answers', async () => {
+        await store.migrate();
+        await store.migrate();
+        await store.ping();
+      });
+    });
+  });
+}

@@ -1,0 +1,200 @@
+// The SQLite store: the Store contract on a temp file, then what only SQLite has (WAL, migrations,
+// several connections and threads on one file). The file doubles as its own worker-thread script.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { openStore } from '../../server/store/open-store.js';
+import { createSqliteStore } from '../../server/store/sqlite.js';
+import { MIGRATIONS, SCHEMA_VERSION, migrateSqlite } from '../../server/store/sqlite-migrations.js';
+import type { Store } from '../../server/store/types.js';
+import { createdBill, newBill, statusRecord, storeContract } from './store-contract.js';
+
+interface RaceInput {
+  path: string;
+  worker: number;
+  keys: number;
+  barrier: SharedArrayBuffer;
+  workers: number;
+}
+
+/** In a worker thread: wait for every worker, migrate, then insert one bill per key. */
+async function race({ path, worker, keys, barrier, workers }: RaceInput): Promise<string[]> {
+  const store = createSqliteStore(path);
+  const flag = new Int32Array(barrier);
+  Atomics.add(flag, 0, 1);
+  Atomics.notify(flag, 0);
+  for (let seen = Atomics.load(flag, 0); seen < workers; seen = Atomics.load(flag, 0)) Atomics.wait(flag, 0, seen);
+  await store.migrate();
+  const holders: string[] = [];
+  for (let k = 0; k < keys; k++) {
+    const r = await store.insertBill(newBill({ merchantReference: `w${worker}-k${k}`, idempotencyKey: `key-${k}` }));
+    holders.push(r.bill.merchantReference);
+  }
+  await store.close();
+  return holders;
+}
+
+if (!isMainThread) {
+  parentPort!.postMessage(await race(workerData as RaceInput));
+} else {
+  const dir = await mkdtemp(join(tmpdir(), 'store-sqlite-'));
+  after(() => rm(dir, { recursive: true, force: true }));
+  let files = 0;
+  const tempPath = () => join(dir, `db-${++files}.sqlite`);
+
+  storeContract('sqlite', async () => {
+    const store = createSqliteStore(tempPath());
+    return { store, cleanup: () => store.close() };
+  });
+
+  describe('SQLite store', () => {
+    const T0 = 1_800_000_000_000;
+
+    async function open(path: string): Promise<Store> {
+      const store = createSqliteStore(path);
+      await store.migrate();
+      return store;
+    }
+
+    it('runs in WAL mode with the whole schema, amounts as TEXT', async (t) => {
+      const path = tempPath();
+      const store = await open(path);
+      t.after(() => store.close());
+      const bill = newBill({ amount: '0.10' });
+      await store.insertBill(bill);
+      const raw = new Database(path, { readonly: true });
+      t.after(() => raw.close());
+      assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+      assert.deepEqual(raw.prepare('SELECT amount, typeof(amount) AS t FROM bills').get(), { amount: '0.10', t: 'text' });
+      assert.ok((await stat(`${path}-wal`)).isFile());
+    });
+
+    it('applies each migration once, however often it runs', async (t) => {
+      const path = tempPath();
+      const store = await open(path);
+      await store.migrate();
+      await store.close();
+      const raw = new Database(path);
+      t.after(() => raw.close());
+      assert.deepEqual(migrateSqlite(raw, T0), []);
+      assert.deepEqual(raw.prepare('SELECT version FROM schema_migrations').pluck().all(), MIGRATIONS.map((m) => m.version));
+
+      const next = [...MIGRATIONS, { version: SCHEMA_VERSION + 1, name: 'extra', sql: 'CREATE TABLE extra (x TEXT) STRICT' }];
+      assert.deepEqual(migrateSqlite(raw, T0, next), [SCHEMA_VERSION + 1]);
+      assert.deepEqual(migrateSqlite(raw, T0, next), []);
+      assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION + 1);
+    });
+
+    it('rolls a failing migration back whole', async (t) => {
+      const path = tempPath();
+      (await open(path)).close();
+      const raw = new Database(path);
+      t.after(() => raw.close());
+      const broken = [...MIGRATIONS, { version: 99, name: 'broken', sql: 'CREATE TABLE half (x TEXT); SELECT * FROM missing_table;' }];
+      assert.throws(() => migrateSqlite(raw, T0, broken), /no such table: missing_table/);
+      assert.equal(raw.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'half'`).pluck().get(), 0);
+      assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    });
+
+    it('keeps everything across close and reopen', async () => {
+      const path = tempPath();
+      const first = await open(path);
+      const bill = newBill({ idempotencyKey: 'persist', amount: '99.99' });
+      await first.insertBill(bill);
+      await first.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'P1'), T0);
+      const final = await first.applyStatus({ billId: 'P1', record: statusRecord('P1', 2, T0 + 1), outcome: 'paid', checkedAt: T0 + 2 }, ['webhook']);
+      await first.close();
+
+      const second = await open(path);
+      try {
+        assert.deepEqual(await second.getByBillId('P1'), final.bill);
+        assert.equal((await second.getByIdempotencyKey('persist'))?.amount, '10.50');
+        const [notice] = await second.claimNotices('webhook', T0 + 10, 1000, 10);
+        assert.equal(notice?.id, 'msg_P1');
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('two stores on one file see each other\'s writes, and a final status stays final across them', async (t) => {
+      const path = tempPath();
+      const a = await open(path);
+      const b = await open(path);
+      t.after(() => Promise.all([a.close(), b.close()]));
+      const bill = newBill({ idempotencyKey: 'shared' });
+      await a.insertBill(bill);
+      assert.equal((await b.insertBill(newBill({ idempotencyKey: 'shared' }))).bill.merchantReference, bill.merchantReference);
+      await b.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'S1'), T0);
+      assert.equal((await a.getByBillId('S1'))?.createState, 'created');
+
+      const apply = (s: Store) => s.applyStatus({ billId: 'S1', record: statusRecord('S1', 2, T0 + 1), outcome: 'paid', checkedAt: T0 + 2 }, ['hook']);
+      const results = await Promise.all([apply(a), apply(b), apply(a)]);
+      assert.equal(results.filter((r) => r.becameFinal).length, 1);
+      assert.equal((await a.claimNotices('hook', T0 + 5, 1000, 10)).length, 1);
+      assert.equal((await b.claimNotices('hook', T0 + 5, 1000, 10)).length, 0, 'leased by the other store');
+    });
+
+    it('threads migrating a new file and inserting the same idempotency keys at once make one bill per key', async () => {
+      const path = tempPath();
+      const workers = 4;
+      const keys = 40;
+      const barrier = new SharedArrayBuffer(4);
+      const runs = Array.from({ length: workers }, (_, worker) => new Promise<string[]>((resolve, reject) => {
+        // Workers do not inherit tsx's loader here: register it, then load this file.
+        const boot = `import('tsx/esm/api').then((m) => m.tsImport(${JSON.stringify(import.meta.url)}, ${JSON.stringify(import.meta.url)}))`;
+        const w = new Worker(boot, { eval: true, workerData: { path, worker, keys, barrier, workers } satisfies RaceInput });
+        w.once('message', resolve);
+        w.once('error', reject);
+        w.once('exit', (code) => code !== 0 && reject(new Error(`worker exited with ${code}`)));
+      }));
+      const holders = await Promise.all(runs);
+      const store = await open(path);
+      try {
+        for (let k = 0; k < keys; k++) {
+          const stored = await store.getByIdempotencyKey(`key-${k}`);
+          assert.ok(stored);
+          assert.deepEqual(new Set(holders.map((h) => h[k])), new Set([stored.merchantReference]), `key-${k}`);
+        }
+        const raw = new Database(path, { readonly: true });
+        try {
+          assert.equal(raw.prepare('SELECT count(*) FROM bills').pluck().get(), keys);
+          assert.equal(raw.prepare('SELECT count(*) FROM schema_migrations').pluck().get(), MIGRATIONS.length);
+        } finally {
+          raw.close();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('openStore', () => {
+    it('opens file:PATH relative to the working directory, creating its folder, migrated', async (t) => {
+      const cwd = process.cwd();
+      process.chdir(dir);
+      t.after(() => process.chdir(cwd));
+      const store = await openStore('file:nested/deeper/app.sqlite');
+      t.after(() => store.close());
+      assert.ok((await stat(join(dir, 'nested/deeper/app.sqlite'))).isFile());
+      assert.equal((await store.insertBill(newBill())).inserted, true);
+    });
+
+    it('says PostgreSQL is not available yet, and refuses anything else without echoing it', async () => {
+      await assert.rejects(openStore('postgres://u:hunter22@db/x'), /PostgreSQL store: not yet available/);
+      await assert.rejects(openStore('postgresql://db/x'), /PostgreSQL store: not yet available/);
+      await assert.rejects(openStore('mysql://u:hunter22@db/x'), (err: Error) => {
+        assert.match(err.message, /file:PATH or postgres/);
+        assert.doesNotMatch(err.message, /hunter22/);
+        return true;
+      });
+      await assert.rejects(openStore('data.sqlite'), /file:PATH/);
+      await assert.rejects(openStore('file:'), /needs a path/);
+    });
+  });
+}
