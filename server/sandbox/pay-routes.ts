@@ -1,0 +1,66 @@
+// GET /pay/:billId and the two buttons' form posts.
+import { Hono } from 'hono';
+import { type Bill, statusRecord } from './bills.js';
+import type { Core } from './core.js';
+import { Code, SandboxError } from './envelope.js';
+import { randomToken } from './ids.js';
+import { payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
+
+/** redirectUrl with billId, merchantReference and status set; its own query is kept. */
+export function redirectTarget(bill: Bill): string {
+  const url = new URL(bill.redirectUrl);
+  url.searchParams.set('billId', bill.billId);
+  url.searchParams.set('merchantReference', bill.merchantReference);
+  url.searchParams.set('status', String(bill.status));
+  return url.href;
+}
+
+function notFound(): Response {
+  const nonce = randomToken(12);
+  return new Response(renderNotFoundPage(nonce), { status: 404, headers: payPageHeaders(nonce) });
+}
+
+function pagePath(req: Request, suffix = ''): string {
+  const path = new URL(req.url).pathname;
+  return path.slice(0, path.length - suffix.length).replace(/\/+$/, '');
+}
+
+export function payRoutes(core: Core): Hono {
+  const app = new Hono();
+
+  app.get('/:billId', (c) => {
+    let bill: Bill;
+    try {
+      bill = core.book.get(c.req.param('billId'));
+    } catch {
+      return notFound();
+    }
+    const nonce = randomToken(12);
+    const html = renderPayPage({
+      record: statusRecord(bill),
+      requireGCAmount: bill.requireGCAmount,
+      msLeft: bill.expiredOn - core.now(),
+      pagePath: pagePath(c.req.raw),
+      returnUrl: redirectTarget(bill),
+      nonce,
+    });
+    return new Response(html, { status: 200, headers: payPageHeaders(nonce) });
+  });
+
+  for (const action of ['pay', 'decline'] as const) {
+    app.post(`/:billId/${action}`, (c) => {
+      try {
+        const bill = core.book[action](c.req.param('billId'));
+        return c.redirect(redirectTarget(bill), 303);
+      } catch (err) {
+        // Already final or expired: back to the page, which shows the bill's state.
+        if (err instanceof SandboxError && err.code === Code.notCancellable) {
+          return c.redirect(pagePath(c.req.raw, `/${action}`), 303);
+        }
+        return notFound();
+      }
+    });
+  }
+
+  return app;
+}

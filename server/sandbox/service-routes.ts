@@ -1,0 +1,113 @@
+// The service's operations (spec section 4), relative to where the sandbox is mounted.
+import { Hono } from 'hono';
+import { statusRecord } from './bills.js';
+import type { Core } from './core.js';
+import { parseCreateBody } from './create-input.js';
+import { Code, SandboxError, fail, failFrom, jsonResponse, okText } from './envelope.js';
+import { roll, rollFor } from './faults.js';
+import { parseListQuery, runListQuery } from './list-query.js';
+import { verifyRequest } from './signature.js';
+import type { Op } from './types.js';
+import { NumberText } from './wire.js';
+
+const CREATE_PATH = '/v1/bill/create';
+
+function invalid(message: string): never {
+  throw new SandboxError(Code.invalidRequest, message);
+}
+
+function requireJsonType(req: Request): void {
+  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') invalid('Content-Type must be application/json');
+}
+
+/** JSON.parse of a POST body; `Content-Type: application/json` is required when there is a body. */
+function jsonBody(req: Request, text: string, emptyAs?: unknown): unknown {
+  if (text === '' && emptyAs !== undefined) return emptyAs;
+  requireJsonType(req);
+  try {
+    return JSON.parse(text);
+  } catch {
+    invalid('Body is not valid JSON');
+  }
+}
+
+function billIdOf(body: unknown): string {
+  const id = (body as { billId?: unknown } | null)?.billId;
+  if (typeof id !== 'string' || id === '') invalid('billId is required');
+  return id;
+}
+
+/** Faults, authentication, errors and the envelope around one operation. */
+async function operation(core: Core, op: Op, req: Request, run: (body: string) => unknown): Promise<Response> {
+  core.stats.calls[op]++;
+  const f = core.faults();
+  if (f.latencyMs > 0) await core.timers.sleep(f.latencyMs);
+  if (rollFor(core.random, f.errorRate, op)) return fail(Code.internal, 'Injected error', 500);
+  if (rollFor(core.random, f.timeoutRate, op)) {
+    await core.timers.sleep(f.hangMs);
+    return fail(Code.internal, 'Injected timeout', 503);
+  }
+  let text: string;
+  try {
+    const body = await req.text();
+    await verifyRequest(req, body, core.key, core.secret);
+    text = okText(await run(body));
+  } catch (err) {
+    return failFrom(err);
+  }
+  if (op === 'create' && roll(core.random, f.createLostResponseRate)) {
+    await core.timers.sleep(f.hangMs);
+    return fail(Code.internal, 'Injected lost response', 503);
+  }
+  if (rollFor(core.random, f.malformedRate, op)) return jsonResponse(text.slice(0, Math.floor(text.length / 2)), 200);
+  return jsonResponse(text, 200);
+}
+
+export function serviceRoutes(core: Core): Hono {
+  const app = new Hono();
+
+  app.post('/bill/create', (c) =>
+    operation(core, 'create', c.req.raw, (body) => {
+      requireJsonType(c.req.raw);
+      const bill = core.book.create(parseCreateBody(body));
+      const url = new URL(c.req.url);
+      const base = core.publicUrl ?? url.origin + url.pathname.slice(0, -CREATE_PATH.length);
+      return {
+        billId: bill.billId,
+        billUrl: `${base}/pay/${encodeURIComponent(bill.billId)}`,
+        billAmount: new NumberText(bill.amount),
+        requireGCAmount: new NumberText(bill.requireGCAmount),
+        currency: bill.currency,
+        merchantReference: bill.merchantReference,
+        expiredOn: bill.expiredOn,
+      };
+    }),
+  );
+
+  app.post('/bills', (c) =>
+    operation(core, 'list', c.req.raw, (body) => {
+      const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase);
+      return runListQuery(core.book.all().map((b) => statusRecord(b, 'created')), query);
+    }),
+  );
+
+  app.get('/bill/requery', (c) => {
+    const billId = c.req.query('billId');
+    if (billId) core.stats.requeryByBill[billId] = (core.stats.requeryByBill[billId] ?? 0) + 1;
+    return operation(core, 'requery', c.req.raw, () => {
+      if (!billId) invalid('billId is required');
+      return statusRecord(core.book.get(billId));
+    });
+  });
+
+  app.post('/bill/cancel', (c) =>
+    operation(core, 'cancel', c.req.raw, (body) => statusRecord(core.book.cancel(billIdOf(jsonBody(c.req.raw, body))))),
+  );
+
+  app.post('/customer/bind', (c) =>
+    operation(core, 'bind', c.req.raw, (body) => ({ customerId: core.customers.bind(jsonBody(c.req.raw, body)) })),
+  );
+
+  return app;
+}
