@@ -1,15 +1,9 @@
 // The in-memory bill book: statuses, transitions and expiry.
 import { multiplyDecimal } from '../decimal.js';
+import type { Dialect, StatusKey } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { digits, randomToken } from './ids.js';
 import type { StatusRecordWire } from './types.js';
-
-export const Status = { pending: 1, paid: 2, failed: 3, cancelled: 4, expired: 5 } as const;
-export type StatusCode = (typeof Status)[keyof typeof Status];
-
-export const STATUS_NAMES: Record<StatusCode, string> = {
-  1: 'Pending Payment', 2: 'Paid', 3: 'Failed', 4: 'Cancelled', 5: 'Expired',
-};
 
 export interface Bill {
   billId: string;
@@ -20,7 +14,8 @@ export interface Bill {
   amount: string;
   requireGCAmount: string;
   currency: string;
-  status: StatusCode;
+  /** The state; its code and name on the wire come from the dialect. */
+  status: StatusKey;
   createdAt: number;
   updatedAt: number;
   expiredOn: number;
@@ -41,11 +36,14 @@ export interface BillBookOptions {
   lifetimeMs: number;
   currency: string;
   gcRate: string;
+  statusNames: Record<StatusKey, string>;
   /** Called on every move to a final status, after the bill is updated. */
   onFinal: (bill: Bill) => void;
 }
 
-export function statusRecord(bill: Bill, dateTime: 'updated' | 'created' = 'updated'): StatusRecordWire {
+export function statusRecord(
+  bill: Bill, dialect: Pick<Dialect, 'statuses' | 'statusNames'>, dateTime: 'updated' | 'created' = 'updated',
+): StatusRecordWire {
   return {
     billId: bill.billId,
     merchantReference: bill.merchantReference,
@@ -53,9 +51,9 @@ export function statusRecord(bill: Bill, dateTime: 'updated' | 'created' = 'upda
     paymentReference: bill.paymentReference,
     billAmount: bill.amount,
     currency: bill.currency,
-    status: bill.status,
-    statusName: STATUS_NAMES[bill.status],
-    isFinal: bill.status !== Status.pending,
+    status: dialect.statuses[bill.status],
+    statusName: dialect.statusNames[bill.status],
+    isFinal: bill.status !== 'pending',
     dateTime: dateTime === 'created' ? bill.createdAt : bill.updatedAt,
   };
 }
@@ -74,7 +72,7 @@ export class BillBook {
       amount: input.amount,
       requireGCAmount: multiplyDecimal(input.amount, this.o.gcRate, 4),
       currency: this.o.currency,
-      status: Status.pending,
+      status: 'pending',
       createdAt: now,
       updatedAt: now,
       expiredOn: now + this.o.lifetimeMs,
@@ -109,38 +107,38 @@ export class BillBook {
   pay(billId: string): Bill {
     const bill = this.#pending(billId);
     bill.paymentReference = `PY${digits(this.o.random, 12)}`;
-    return this.#finish(bill, Status.paid, this.o.now());
+    return this.#finish(bill, 'paid', this.o.now());
   }
 
   decline(billId: string): Bill {
-    return this.#finish(this.#pending(billId), Status.failed, this.o.now());
+    return this.#finish(this.#pending(billId), 'failed', this.o.now());
   }
 
   cancel(billId: string): Bill {
-    return this.#finish(this.#pending(billId), Status.cancelled, this.o.now());
+    return this.#finish(this.#pending(billId), 'cancelled', this.o.now());
   }
 
   expire(billId: string): Bill {
     const bill = this.#pending(billId);
     bill.expiredOn = this.o.now();
-    return this.#finish(bill, Status.expired, bill.expiredOn);
+    return this.#finish(bill, 'expired', bill.expiredOn);
   }
 
   #pending(billId: string): Bill {
     const bill = this.get(billId);
-    if (bill.status !== Status.pending) {
-      throw new SandboxError(Code.notCancellable, `Bill is ${STATUS_NAMES[bill.status]}, not Pending Payment`);
+    if (bill.status !== 'pending') {
+      throw new SandboxError(Code.notCancellable, `Bill is ${this.o.statusNames[bill.status]}, not ${this.o.statusNames.pending}`);
     }
     return bill;
   }
 
   #expireIfDue(bill: Bill): void {
-    if (bill.status === Status.pending && this.o.now() >= bill.expiredOn) {
-      this.#finish(bill, Status.expired, bill.expiredOn);
+    if (bill.status === 'pending' && this.o.now() >= bill.expiredOn) {
+      this.#finish(bill, 'expired', bill.expiredOn);
     }
   }
 
-  #finish(bill: Bill, status: StatusCode, at: number): Bill {
+  #finish(bill: Bill, status: StatusKey, at: number): Bill {
     bill.status = status;
     bill.updatedAt = at;
     this.o.onFinal(bill);

@@ -28,8 +28,9 @@ export function jsonResponse(text: string, status: number): Response {
   return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
-export function okText(data: unknown): string {
-  return toJsonText({ code: Code.ok, message: 'OK', data });
+/** `code` is the dialect's success code on service routes. */
+export function okText(data: unknown, code: number = Code.ok): string {
+  return toJsonText({ code, message: 'OK', data });
 }
 
 export function ok(data: unknown): Response {

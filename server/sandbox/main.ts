@@ -1,18 +1,25 @@
-// `npm run sandbox`: the sandbox alone on SANDBOX_PORT (default 8788).
+// `npm run sandbox`: the sandbox alone on SANDBOX_PORT (default 8788), configured by the
+// environment (README: "Running it alone").
 import { serve } from '@hono/node-server';
 import process from 'node:process';
+import { ConfigError } from '../config.js';
+import { describeDialect, sandboxSettingsFromEnv, type SandboxSettings } from './env.js';
 import { createSandbox } from './sandbox.js';
 
-const port = Number(process.env.SANDBOX_PORT ?? 8788);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`SANDBOX_PORT must be a port number, got "${process.env.SANDBOX_PORT}"`);
+let settings: SandboxSettings;
+try {
+  settings = sandboxSettingsFromEnv(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`Configuration error: ${err.message}`);
   process.exit(1);
 }
-const publicUrl = (process.env.SANDBOX_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+const { port, publicUrl, options } = settings;
 
-const sandbox = createSandbox({ publicUrl });
+const sandbox = createSandbox(options);
 const server = serve({ fetch: sandbox.app.fetch, port }, (info) => {
   console.log(`Sandbox of the bill payment service on http://localhost:${info.port} (bills at ${publicUrl}/pay/...)`);
+  console.log(`Sandbox ${describeDialect(process.env)}`);
 });
 
 function stop(): void {

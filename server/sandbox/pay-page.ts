@@ -1,5 +1,6 @@
 // The pay page at billUrl: one self-contained HTML document (no external resources), every piece
 // of service text escaped.
+import type { StatusKey } from './dialect.js';
 import type { StatusRecordWire } from './types.js';
 
 export function escapeHtml(text: string): string {
@@ -20,6 +21,8 @@ function timeLeft(ms: number): string {
 
 export interface PayPageModel {
   record: StatusRecordWire;
+  /** Styles the final state whatever code the dialect gives it. */
+  state: StatusKey;
   requireGCAmount: string;
   /** Milliseconds until expiredOn by the sandbox's clock. */
   msLeft: number;
@@ -47,7 +50,7 @@ font-weight:600;cursor:pointer;text-align:center;text-decoration:none;padding:.7
 .pay{background:#15803d;color:#fff}.decline{background:#e5e7eb;color:#111827}
 button:disabled{opacity:.5;cursor:not-allowed}
 .state{font-size:1.25rem;font-weight:700;margin:1rem 0 0}
-.state-2{color:#15803d}.state-3,.state-5{color:#b91c1c}.state-4{color:#6b7280}
+.state-paid{color:#15803d}.state-failed,.state-expired{color:#b91c1c}.state-cancelled{color:#6b7280}
 .sandbox{margin:1rem 0 0;font-size:.8rem;color:#6b7280;text-align:center}
 @media (min-width:48rem){main{padding:2rem}.actions{flex-direction:row-reverse}}
 `;
@@ -93,7 +96,7 @@ ${r.isFinal ? '' : `<dt>Time left</dt><dd><span id="time-left" role="timer" data
 </dl>`;
   const path = escapeHtml(m.pagePath);
   const actions = r.isFinal
-    ? `<p class="state state-${r.status}" data-field="status" role="status">${escapeHtml(r.statusName)}</p>
+    ? `<p class="state state-${m.state}" data-field="status" role="status">${escapeHtml(r.statusName)}</p>
 <div class="actions"><a class="button decline" href="${escapeHtml(m.returnUrl)}">Return to the merchant</a></div>`
     : `<div class="actions">
 <form method="post" action="${path}/pay"><button class="pay" type="submit">Pay ${escapeHtml(money(r.billAmount))} ${escapeHtml(r.currency)}</button></form>

@@ -2,16 +2,17 @@
 import { Hono } from 'hono';
 import { type Bill, statusRecord } from './bills.js';
 import type { Core } from './core.js';
+import type { Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { randomToken } from './ids.js';
 import { payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
 
 /** redirectUrl with billId, merchantReference and status set; its own query is kept. */
-export function redirectTarget(bill: Bill): string {
+export function redirectTarget(bill: Bill, dialect: Pick<Dialect, 'statuses'>): string {
   const url = new URL(bill.redirectUrl);
   url.searchParams.set('billId', bill.billId);
   url.searchParams.set('merchantReference', bill.merchantReference);
-  url.searchParams.set('status', String(bill.status));
+  url.searchParams.set('status', String(dialect.statuses[bill.status]));
   return url.href;
 }
 
@@ -37,11 +38,12 @@ export function payRoutes(core: Core): Hono {
     }
     const nonce = randomToken(12);
     const html = renderPayPage({
-      record: statusRecord(bill),
+      record: statusRecord(bill, core.dialect),
+      state: bill.status,
       requireGCAmount: bill.requireGCAmount,
       msLeft: bill.expiredOn - core.now(),
       pagePath: pagePath(c.req.raw),
-      returnUrl: redirectTarget(bill),
+      returnUrl: redirectTarget(bill, core.dialect),
       nonce,
     });
     return new Response(html, { status: 200, headers: payPageHeaders(nonce) });
@@ -51,7 +53,7 @@ export function payRoutes(core: Core): Hono {
     app.post(`/:billId/${action}`, (c) => {
       try {
         const bill = core.book[action](c.req.param('billId'));
-        return c.redirect(redirectTarget(bill), 303);
+        return c.redirect(redirectTarget(bill, core.dialect), 303);
       } catch (err) {
         // Already final or expired: back to the page, which shows the bill's state.
         if (err instanceof SandboxError && err.code === Code.notCancellable) {

@@ -7,6 +7,7 @@ import { CallbackSender } from './callbacks.js';
 import { controlRoutes } from './control.js';
 import type { Core } from './core.js';
 import { CustomerBook } from './customers.js';
+import { resolveDialect } from './dialect.js';
 import { Code, fail } from './envelope.js';
 import { mergeFaults, noFaults, parseFaults } from './faults.js';
 import { payRoutes } from './pay-routes.js';
@@ -14,6 +15,10 @@ import { serviceRoutes } from './service-routes.js';
 import { TimerSet } from './timers.js';
 import { OPS, type Faults, type Op, type Sandbox, type SandboxOptions, type SandboxStats } from './types.js';
 
+export {
+  DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
+  type StatusKey,
+} from './dialect.js';
 export type { CallbackAttempt, Faults, Op, Sandbox, SandboxOptions, SandboxStats, StatusRecordWire } from './types.js';
 
 function emptyStats(): SandboxStats {
@@ -25,6 +30,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const random = options.random ?? Math.random;
   const gcRate = options.gcRate ?? '0.0125';
   if (!isDecimal(gcRate)) throw new TypeError(`gcRate must be decimal text, got "${gcRate}"`);
+  const dialect = resolveDialect(options.dialect);
   const initialFaults = options.faults ? parseFaults(options.faults) : {};
   let faults: Faults = mergeFaults(noFaults(), initialFaults);
   let stats = emptyStats();
@@ -48,7 +54,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     lifetimeMs: options.billLifetimeMs ?? 15 * 60_000,
     currency: options.currency ?? 'USD',
     gcRate,
-    onFinal: (bill) => callbacks.send(bill.callbackUrl, statusRecord(bill)),
+    statusNames: dialect.statusNames,
+    onFinal: (bill) => callbacks.send(bill.callbackUrl, statusRecord(bill, dialect)),
   });
 
   const customers = new CustomerBook();
@@ -58,6 +65,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     secret: options.secret ?? SANDBOX_DEMO_SECRET,
     publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
     pageBase: options.pageBase ?? 1,
+    dialect,
     now,
     random,
     book,
@@ -75,9 +83,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   (sweepTimer as { unref?: () => void } | null)?.unref?.();
 
   const sandbox: Omit<Sandbox, 'app'> = {
-    pay: (billId) => statusRecord(book.pay(billId)),
-    decline: (billId) => statusRecord(book.decline(billId)),
-    expire: (billId) => statusRecord(book.expire(billId)),
+    pay: (billId) => statusRecord(book.pay(billId), dialect),
+    decline: (billId) => statusRecord(book.decline(billId), dialect),
+    expire: (billId) => statusRecord(book.expire(billId), dialect),
     sweep: () => book.sweep(),
     setFaults: (f) => {
       faults = mergeFaults(faults, parseFaults(f));
@@ -105,7 +113,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const app = new Hono();
-  app.route('/v1', serviceRoutes(core));
+  app.route('/', serviceRoutes(core));
   app.route('/pay', payRoutes(core));
   app.route('/_control', controlRoutes(sandbox));
   app.onError(() => fail(Code.internal, 'Internal error'));

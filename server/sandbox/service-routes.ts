@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { statusRecord } from './bills.js';
 import type { Core } from './core.js';
+import { routePattern } from './dialect.js';
 import { parseCreateBody } from './create-input.js';
 import { Code, SandboxError, fail, failFrom, jsonResponse, okText } from './envelope.js';
 import { roll, rollFor } from './faults.js';
@@ -51,8 +52,8 @@ async function operation(core: Core, op: Op, req: Request, run: (body: string) =
   let text: string;
   try {
     const body = await req.text();
-    await verifyRequest(req, body, core.key, core.secret);
-    text = okText(await run(body));
+    await verifyRequest(req, body, core.key, core.secret, core.dialect.sign);
+    text = okText(await run(body), core.dialect.okCode);
   } catch (err) {
     return failFrom(err);
   }
@@ -64,10 +65,12 @@ async function operation(core: Core, op: Op, req: Request, run: (body: string) =
   return jsonResponse(text, 200);
 }
 
+/** Every operation at its full path (create, list and requery fixed; cancel and bind where the dialect puts them). */
 export function serviceRoutes(core: Core): Hono {
   const app = new Hono();
+  const { dialect } = core;
 
-  app.post('/bill/create', (c) =>
+  app.post(CREATE_PATH, (c) =>
     operation(core, 'create', c.req.raw, (body) => {
       requireJsonType(c.req.raw);
       const bill = core.book.create(parseCreateBody(body));
@@ -85,28 +88,34 @@ export function serviceRoutes(core: Core): Hono {
     }),
   );
 
-  app.post('/bills', (c) =>
+  app.post('/v1/bills', (c) =>
     operation(core, 'list', c.req.raw, (body) => {
       const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase);
-      return runListQuery(core.book.all().map((b) => statusRecord(b, 'created')), query);
+      return runListQuery(core.book.all().map((b) => statusRecord(b, dialect, 'created')), query);
     }),
   );
 
-  app.get('/bill/requery', (c) => {
+  app.get('/v1/bill/requery', (c) => {
     const billId = c.req.query('billId');
     if (billId) core.stats.requeryByBill[billId] = (core.stats.requeryByBill[billId] ?? 0) + 1;
     return operation(core, 'requery', c.req.raw, () => {
       if (!billId) invalid('billId is required');
-      return statusRecord(core.book.get(billId));
+      return statusRecord(core.book.get(billId), dialect);
     });
   });
 
-  app.post('/bill/cancel', (c) =>
-    operation(core, 'cancel', c.req.raw, (body) => statusRecord(core.book.cancel(billIdOf(jsonBody(c.req.raw, body))))),
+  // With {billId} in the path the id comes from there and a body, if any, is only signed.
+  const idInPath = dialect.cancel.path.includes('{billId}');
+  app.on(dialect.cancel.method, routePattern(dialect.cancel.path), (c) =>
+    operation(core, 'cancel', c.req.raw, (body) => {
+      const billId = idInPath ? c.req.param('billId') : billIdOf(jsonBody(c.req.raw, body));
+      if (!billId) invalid('billId is required');
+      return statusRecord(core.book.cancel(billId), dialect);
+    }),
   );
 
-  app.post('/customer/bind', (c) =>
-    operation(core, 'bind', c.req.raw, (body) => ({ customerId: core.customers.bind(jsonBody(c.req.raw, body)) })),
+  app.on(dialect.bind.method, dialect.bind.path, (c) =>
+    operation(core, 'bind', c.req.raw, (body) => ({ [dialect.bind.idField]: core.customers.bind(jsonBody(c.req.raw, body)) })),
   );
 
   return app;

@@ -1,5 +1,6 @@
-// Request authentication: `Key` must match, `Sign` must be the lower-case hex HMAC-SHA256 of
-// METHOD \n PATH \n QUERY \n BODY keyed with the secret (README, "Signing schemes").
+// Request authentication: `Key` must match and `Sign` must be what the dialect's signer computes
+// (by default the lower-case hex HMAC-SHA256 of METHOD \n PATH \n QUERY \n BODY, README "Signing schemes").
+import type { SandboxSigner } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 
 const encoder = new TextEncoder();
@@ -8,28 +9,38 @@ export function canonicalText(method: string, path: string, query: string, body:
   return `${method.toUpperCase()}\n${path}\n${query}\n${body}`;
 }
 
-async function hmacKey(secret: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+async function hmacSha256(secret: string, text: string): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
 }
 
 export async function signHex(secret: string, text: string): Promise<string> {
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret), encoder.encode(text));
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...(await hmacSha256(secret, text))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export async function signBase64(secret: string, text: string): Promise<string> {
+  return btoa(String.fromCharCode(...(await hmacSha256(secret, text))));
+}
+
+/** Compares in time that depends only on the expected value's length. */
+function sameText(expected: string, given: string): boolean {
+  const a = encoder.encode(expected);
+  const b = encoder.encode(given);
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ (b[i] ?? 0);
+  return diff === 0;
 }
 
 /** Throws SandboxError 1001/1002 unless the request carries the right Key and Sign. */
-export async function verifyRequest(req: Request, body: string, key: string, secret: string): Promise<void> {
+export async function verifyRequest(
+  req: Request, body: string, key: string, secret: string, sign: SandboxSigner,
+): Promise<void> {
   const given = req.headers.get('key');
   if (given === null || given !== key) throw new SandboxError(Code.unknownKey, 'Unknown or missing Key');
-  const sign = req.headers.get('sign') ?? '';
-  if (!/^[0-9a-f]{64}$/.test(sign)) throw new SandboxError(Code.badSign, 'Bad Sign');
   const url = new URL(req.url);
-  const text = canonicalText(req.method, url.pathname, url.search.replace(/^\?/, ''), body);
-  const mac = new Uint8Array(sign.match(/../g)!.map((h) => parseInt(h, 16)));
-  // subtle.verify compares in constant time.
-  const good = await crypto.subtle.verify('HMAC', await hmacKey(secret), mac, encoder.encode(text));
-  if (!good) throw new SandboxError(Code.badSign, 'Bad Sign');
+  const expected = await sign({
+    method: req.method.toUpperCase(), path: url.pathname, query: url.search.replace(/^\?/, ''), body, key, secret,
+  });
+  if (typeof expected !== 'string' || expected === '') throw new TypeError('The dialect\'s sign returned no text');
+  if (!sameText(expected, req.headers.get('sign') ?? '')) throw new SandboxError(Code.badSign, 'Bad Sign');
 }

@@ -1,5 +1,6 @@
 // The sandbox's public types (see sandbox.ts for createSandbox).
 import type { Hono } from 'hono';
+import type { Dialect } from './dialect.js';
 
 export type Op = 'create' | 'list' | 'requery' | 'cancel' | 'bind';
 export const OPS: readonly Op[] = ['create', 'list', 'requery', 'cancel', 'bind'];
@@ -71,6 +72,11 @@ export interface SandboxOptions {
   /** 0 turns the timer off (reads still expire bills lazily; `sweep()` still works). */
   sweepIntervalMs?: number;
   faults?: Partial<Faults>;
+  /**
+   * Plays a service that chose differently: success code, status codes, signer, cancel and bind
+   * routes (dialect.ts). Unset parts keep the sandbox's defaults; an inconsistent one throws TypeError.
+   */
+  dialect?: Partial<Dialect>;
   /** Used for callbacks. */
   fetch?: typeof fetch;
 }

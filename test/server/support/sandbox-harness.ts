@@ -15,6 +15,13 @@ export function sign(secret: string, method: string, path: string, query: string
   return createHmac('sha256', secret).update(`${method}\n${path}\n${query}\n${body}`).digest('hex');
 }
 
+/** The same HMAC as `sign`, base64 (the dialect scheme `hmac-sha256-base64`). */
+export function signBase64(secret: string, method: string, path: string, query: string, body: string): string {
+  return createHmac('sha256', secret).update(`${method}\n${path}\n${query}\n${body}`).digest('base64');
+}
+
+export type RequestSigner = typeof sign;
+
 export interface Envelope<T = unknown> {
   code: number;
   message: string;
@@ -36,13 +43,13 @@ export interface CallOptions {
 }
 
 export class Client {
-  constructor(readonly origin: string, readonly prefix: string) {}
+  constructor(readonly origin: string, readonly prefix: string, readonly signer: RequestSigner = sign) {}
 
   async raw(method: string, pathAndQuery: string, body?: string, o: CallOptions = {}): Promise<Response> {
     const url = new URL(this.prefix + pathAndQuery, this.origin);
     const headers: Record<string, string> = {};
     if (o.key !== null) headers.Key = o.key ?? KEY;
-    headers.Sign = sign(o.secret ?? SECRET, method, o.signedPath ?? url.pathname, url.search.slice(1), body ?? '');
+    headers.Sign = this.signer(o.secret ?? SECRET, method, o.signedPath ?? url.pathname, url.search.slice(1), body ?? '');
     if (body !== undefined && o.contentType !== null) headers['Content-Type'] = o.contentType ?? 'application/json';
     return fetch(url, { method, headers, body });
   }
