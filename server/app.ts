@@ -1,0 +1,143 @@
+// createBillCheckout: the BFF as a Hono app, plus start()/stop() for its background work.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Config } from './config.js';
+import { createBillCreator } from './create/create-bill.js';
+import { createLogger } from './log.js';
+import type { Logger } from './log.js';
+import { errorHandler, notFound } from './middleware/error-handler.js';
+import { errorBody } from './middleware/errors.js';
+import { SERVER_TIME_HEADER, serverTime } from './middleware/server-time.js';
+import { createNoticeWorker, noticeChannels } from './notify/notice-worker.js';
+import type { NoticeWorker, NoticeWorkerOptions } from './notify/notice-worker.js';
+import { orderLookup } from './orders/order-lookup.js';
+import type { OrderAmount } from './orders/order-lookup.js';
+import { adminRoutes } from './routes/admin.js';
+import { billRoutes } from './routes/bills.js';
+import { callbackRoutes } from './routes/callback.js';
+import { healthRoutes } from './routes/health.js';
+import { returnRoutes } from './routes/return.js';
+import type { Services } from './routes/services.js';
+import { createStreamRegistry } from './routes/streams.js';
+import { createHub } from './status/hub.js';
+import type { Hub } from './status/hub.js';
+import { createReconciler } from './status/reconciler.js';
+import type { Reconciler } from './status/reconciler.js';
+import { createRefresher } from './status/refresher.js';
+import type { Refresher } from './status/refresher.js';
+import type { Store } from './store/types.js';
+import type { BillApi } from './upstream/types.js';
+import type { BillView } from '../widget/bill-view.js';
+
+export interface BillCheckoutHooks {
+  /** The merchant's amount for an order; null when there is no such order (404). Wins over ORDER_LOOKUP_URL. */
+  resolveOrder?(orderId: string): Promise<OrderAmount | null>;
+  /** Called once per final bill (an outbox in the store makes it survive restarts). */
+  onFinal?(bill: BillView): void | Promise<void>;
+}
+
+export interface BillCheckoutOptions {
+  config: Config;
+  upstream: BillApi;
+  store: Store;
+  hooks?: BillCheckoutHooks;
+  log?: Logger;
+  now?: () => number;
+  /** Used for ORDER_LOOKUP_URL and the merchant webhook. */
+  fetch?: typeof fetch;
+  /** Keys the create rate limit; main.ts passes the client's address. */
+  clientKey?: (c: Context) => string;
+  /** Comment lines that keep idle SSE connections open (default 15 s). */
+  sseHeartbeatMs?: number;
+  /** Tuning of the notice worker (lease after a crash, poll interval, backoff). */
+  notice?: Pick<NoticeWorkerOptions, 'leaseMs' | 'pollIntervalMs' | 'backoff'>;
+}
+
+export interface BillCheckoutParts {
+  /** Starts the reconciler and the notice worker. */
+  start(): void;
+  /** Stops them and ends open SSE streams. */
+  stop(): Promise<void>;
+  refresher: Refresher;
+  reconciler: Reconciler;
+  noticeWorker: NoticeWorker;
+  hub: Hub;
+}
+
+export type BillCheckout = Hono & BillCheckoutParts;
+
+export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
+  const { config, upstream, store } = options;
+  const hooks = options.hooks ?? {};
+  const now = options.now ?? Date.now;
+  const fetchFn = options.fetch ?? fetch;
+  const log = options.log ?? createLogger({
+    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
+  });
+  const onFinal = hooks.onFinal?.bind(hooks);
+  const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
+    (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
+
+  const hub = createHub();
+  const noticeWorker = createNoticeWorker({
+    ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,
+  });
+  const refresher = createRefresher({
+    store, upstream, config, hub, now, log,
+    channels: noticeChannels({ onFinal, webhook: config.webhook }),
+    onBecameFinal: () => noticeWorker.kick(),
+  });
+  const creator = createBillCreator({ config, upstream, store, resolveOrder, now, log });
+  const reconciler = createReconciler({
+    store, refresher, now, log,
+    settle: creator.settle,
+    intervalMs: config.reconcileIntervalMs,
+    creatingAgeMs: 2 * config.upstream.timeoutMs,
+  });
+  const streams = createStreamRegistry(config.maxSseConnections);
+  const services: Services = {
+    config, store, upstream, refresher, hub, creator, streams, log, now,
+    clientKey: options.clientKey ?? (() => 'all'),
+    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+  };
+
+  const app = new Hono();
+  app.onError(errorHandler({ log }));
+  app.notFound(notFound());
+  app.use('*', secureHeaders());
+  app.use('/api/*', serverTime({ now }));
+  const browserCors = cors({
+    origin: config.allowedOrigins.includes('*') ? '*' : config.allowedOrigins,
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'Idempotency-Key'],
+    exposeHeaders: [SERVER_TIME_HEADER, 'Retry-After'],
+    maxAge: 600,
+  });
+  app.use('/api/bills', browserCors);
+  app.use('/api/bills/*', browserCors);
+  app.use('/api/*', bodyLimit({
+    maxSize: config.bodyLimitBytes,
+    onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
+  }));
+  app.route('/api/bills', billRoutes(services));
+  app.route('/api/hooks/callback', callbackRoutes(services));
+  app.route('/api/hooks/return', returnRoutes(services));
+  app.route('/api/admin', adminRoutes(services));
+  app.route('/', healthRoutes(services));
+
+  const parts: BillCheckoutParts = {
+    start() {
+      reconciler.start();
+      noticeWorker.start();
+    },
+    async stop() {
+      streams.closeAll();
+      await Promise.all([reconciler.stop(), noticeWorker.stop()]);
+    },
+    refresher, reconciler, noticeWorker, hub,
+  };
+  return Object.assign(app, parts);
+}

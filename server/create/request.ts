@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { ApiError } from '../middleware/errors.js';
+
+const ORDER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export const createBillBody = z.object({
+  orderId: z.string().regex(ORDER_ID, 'orderId: 1 to 128 of A-Z a-z 0-9 . _ : -').optional(),
+  amount: z.union([z.number(), z.string().max(40)]).optional(),
+});
+
+export interface CreateRequest {
+  orderId: string | null;
+  /** The browser's amount, as sent (validated later, only if browser amounts are allowed). */
+  amount: number | string | null;
+  idempotencyKey: string | null;
+}
+
+export function parseCreateRequest(body: unknown, idempotencyKey: string | undefined): CreateRequest {
+  const parsed = createBillBody.safeParse(body ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+    throw new ApiError(400, 'invalid_request', `${where}${issue?.message ?? 'invalid body'}`);
+  }
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+    throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  }
+  return {
+    orderId: parsed.data.orderId ?? null,
+    amount: parsed.data.amount ?? null,
+    idempotencyKey: idempotencyKey ?? null,
+  };
+}

@@ -1,0 +1,97 @@
+// `npm start`: the BFF on PORT. The only file that reads process.env or uses node:* modules.
+import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createBillCheckout } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import type { Config } from './config.js';
+import { createLogger } from './log.js';
+import { errorBody } from './middleware/errors.js';
+import { createSandbox } from './sandbox/sandbox.js';
+import type { Sandbox } from './sandbox/sandbox.js';
+import { openStore } from './store/open-store.js';
+import { createBillApi, loadSigner } from './upstream/index.js';
+
+const NOT_BUILT_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  '<title>bill-checkout</title><h1>bill-checkout</h1><p>The BFF is running. The demo is not built yet ' +
+  '(<code>npm run build</code>).</p><p>API: <code>/api/bills</code>, health: <a href="/healthz">/healthz</a>.</p></html>';
+
+function importSigner(spec: string): Promise<unknown> {
+  const isPath = spec.startsWith('.') || isAbsolute(spec);
+  return import(isPath ? pathToFileURL(resolve(spec)).href : spec);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Configuration error: ${error.message}`);
+    process.exit(1);
+  }
+  const log = createLogger({
+    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
+    level: process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info',
+  });
+
+  const store = await openStore(config.databaseUrl);
+  const root = new Hono();
+  let sandbox: Sandbox | null = null;
+  if (config.embeddedSandbox) {
+    sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox` });
+    root.route('/sandbox', sandbox.app);
+  }
+  const signer = await loadSigner(config.upstream.signer, importSigner);
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
+  // How long a notice claimed by a crashed process waits before another takes it.
+  const leaseMs = Number(process.env.NOTICE_LEASE_MS ?? 60_000);
+  const checkout = createBillCheckout({
+    config, upstream, store, log,
+    notice: { leaseMs: Number.isInteger(leaseMs) && leaseMs >= 1000 ? leaseMs : 60_000 },
+    clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
+  });
+  root.route('/', checkout);
+
+  const demo = fileURLToPath(new URL('../demo/dist', import.meta.url));
+  if (existsSync(resolve(demo, 'index.html'))) {
+    root.use('*', serveStatic({ root: demo }));
+  } else {
+    root.get('/', (c) => c.html(NOT_BUILT_PAGE));
+  }
+  root.notFound((c) => c.json(errorBody('not_found', 'No such resource.'), 404));
+
+  const server = serve({ fetch: root.fetch, port: config.port }, (info) => {
+    log.info(`bill-checkout listening on ${config.publicUrl}`, {
+      port: info.port,
+      upstream: config.embeddedSandbox ? 'embedded sandbox' : config.upstream.baseUrl,
+      database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
+    });
+  });
+  checkout.start();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    await checkout.stop();
+    sandbox?.close();
+    await new Promise<void>((done) => server.close(() => done()));
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('bill-checkout failed to start:', error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

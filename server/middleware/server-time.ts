@@ -1,0 +1,15 @@
+import type { MiddlewareHandler } from 'hono';
+
+export const SERVER_TIME_HEADER = 'X-Server-Time';
+
+export interface ServerTimeOptions {
+  now: () => number;
+}
+
+/** Lets a widget correct its countdown for a skewed device clock. */
+export function serverTime({ now }: ServerTimeOptions): MiddlewareHandler {
+  return async function stampServerTime(c, next) {
+    await next();
+    c.res.headers.set(SERVER_TIME_HEADER, String(now()));
+  };
+}

@@ -1,0 +1,45 @@
+import { ApiError } from '../middleware/errors.js';
+
+export interface OrderAmount {
+  /** Decimal text or a JSON number, as the merchant's backend wrote it. */
+  amount: string | number;
+  currency?: string;
+}
+
+/** The merchant's own answer for an order: its amount, or null when there is no such order. */
+export type ResolveOrder = (orderId: string) => Promise<OrderAmount | null>;
+
+export interface OrderLookupOptions {
+  /** ORDER_LOOKUP_URL: `GET {url}/{orderId}` answers `{amount, currency?}`, 404 when unknown. */
+  url: string;
+  fetch: typeof fetch;
+  timeoutMs?: number;
+}
+
+export function orderLookup({ url, fetch, timeoutMs = 5_000 }: OrderLookupOptions): ResolveOrder {
+  return async function lookUpOrder(orderId) {
+    let res: Response;
+    try {
+      res = await fetch(`${url}/${encodeURIComponent(orderId)}`, {
+        headers: { Accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw new ApiError(502, 'order_lookup_failed', 'The order could not be looked up.');
+    }
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return null;
+    }
+    const body: unknown = res.ok ? await res.json().catch(() => null) : null;
+    if (!res.ok) await res.body?.cancel().catch(() => undefined);
+    if (typeof body !== 'object' || body === null) {
+      throw new ApiError(502, 'order_lookup_failed', 'The order could not be looked up.');
+    }
+    const { amount, currency } = body as { amount?: unknown; currency?: unknown };
+    if (typeof amount !== 'number' && typeof amount !== 'string') {
+      throw new ApiError(502, 'order_lookup_failed', 'The order lookup answered no amount.');
+    }
+    return typeof currency === 'string' ? { amount, currency } : { amount };
+  };
+}

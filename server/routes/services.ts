@@ -1,0 +1,24 @@
+import type { Context } from 'hono';
+import type { Config } from '../config.js';
+import type { BillCreator } from '../create/create-bill.js';
+import type { Logger } from '../log.js';
+import type { Hub } from '../status/hub.js';
+import type { Refresher } from '../status/refresher.js';
+import type { Store } from '../store/types.js';
+import type { BillApi } from '../upstream/types.js';
+import type { StreamRegistry } from './streams.js';
+
+/** What the route groups share; built once by createBillCheckout. */
+export interface Services {
+  config: Config;
+  store: Store;
+  upstream: BillApi;
+  refresher: Refresher;
+  hub: Hub;
+  creator: BillCreator;
+  streams: StreamRegistry;
+  log: Logger;
+  now: () => number;
+  clientKey: (c: Context) => string;
+  sseHeartbeatMs: number;
+}

@@ -1,0 +1,122 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { toBillView } from '../bill-view.js';
+import type { NoticeChannel, StoredBill, Store } from '../store/types.js';
+import type { BillApi, StatusRecord } from '../upstream/types.js';
+import type { Hub } from './hub.js';
+import { outcomeOf } from './outcome.js';
+
+export interface Refreshed {
+  bill: StoredBill;
+  /**
+   * True when `bill` is known to be current: final, fresh, or just requeried and stored.
+   * False when a requery or storing its result failed and `bill` is the stored one.
+   */
+  confirmed: boolean;
+}
+
+export interface Refresher {
+  /** The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh window). */
+  read(billId: string, maxAgeMs?: number): Promise<Refreshed | null>;
+  /** News (callback, return, cancel): a requery that starts after this call, unless the bill is final. */
+  news(billId: string): Promise<Refreshed | null>;
+  /** Requeries in flight, all bills. */
+  inFlight(): number;
+}
+
+export interface RefresherOptions {
+  store: Store;
+  upstream: BillApi;
+  config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'>;
+  hub: Hub;
+  channels: NoticeChannel[];
+  /** Called when a requery made a bill final (its notice is queued). */
+  onBecameFinal: () => void;
+  now: () => number;
+  log: Logger;
+}
+
+interface Flight {
+  promise: Promise<Refreshed | null>;
+  /** News that arrived while `promise` was in flight: one more requery after it, shared. */
+  followUp: { promise: Promise<Refreshed | null>; resolve: (r: Refreshed | null) => void; reject: (e: unknown) => void } | null;
+}
+
+/** One refresher per process: every requery of a bill goes through it, at most one in flight per bill. */
+export function createRefresher(options: RefresherOptions): Refresher {
+  const { store, upstream, config, hub, channels, onBecameFinal, now, log } = options;
+  const flights = new Map<string, Flight>();
+
+  async function requery(billId: string): Promise<Refreshed | null> {
+    const bill = await store.getByBillId(billId);
+    if (!bill) return null;
+    if (bill.isFinal) return { bill, confirmed: true };
+    let record: StatusRecord;
+    try {
+      record = await upstream.requeryBill(billId);
+    } catch (error) {
+      log.warn('requery failed; serving the stored status', { billId, error });
+      // Counts as a check so that a failing service is not asked again on every read.
+      await store.touchChecked(billId, now()).catch(() => undefined);
+      return { bill, confirmed: false };
+    }
+    const checkedAt = now();
+    let outcome = outcomeOf(record, config.statuses);
+    if (outcome === 'pending' && bill.expiredOn !== null && checkedAt > bill.expiredOn + config.expiryGraceMs) {
+      // Our own verdict: the service never said final within the grace period. Its status is kept.
+      outcome = 'expired';
+      record = { ...record, isFinal: true };
+      log.warn('bill past expiredOn and grace still pending upstream; stored as expired', { billId });
+    }
+    try {
+      const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels);
+      if (result.changed) hub.publish(toBillView(result.bill));
+      if (result.becameFinal) onBecameFinal();
+      return { bill: result.bill, confirmed: true };
+    } catch (error) {
+      log.error('storing a requeried status failed', { billId, error });
+      return { bill, confirmed: false };
+    }
+  }
+
+  function begin(billId: string): Flight {
+    const flight: Flight = { promise: Promise.resolve(null), followUp: null };
+    flight.promise = requery(billId).finally(() => {
+      const next = flight.followUp;
+      if (next) {
+        begin(billId).promise.then(next.resolve, next.reject);
+      } else if (flights.get(billId) === flight) {
+        flights.delete(billId);
+      }
+    });
+    flights.set(billId, flight);
+    return flight;
+  }
+
+  return {
+    async read(billId, maxAgeMs = config.refreshWindowMs) {
+      const flight = flights.get(billId);
+      if (flight) return flight.promise;
+      const bill = await store.getByBillId(billId);
+      if (!bill) return null;
+      if (bill.isFinal) return { bill, confirmed: true };
+      if (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs) return { bill, confirmed: true };
+      return (flights.get(billId) ?? begin(billId)).promise;
+    },
+    news(billId) {
+      const flight = flights.get(billId);
+      if (!flight) return begin(billId).promise;
+      if (!flight.followUp) {
+        let resolve!: (r: Refreshed | null) => void;
+        let reject!: (e: unknown) => void;
+        const promise = new Promise<Refreshed | null>((res, rej) => {
+          resolve = res;
+          reject = rej;
+        });
+        flight.followUp = { promise, resolve, reject };
+      }
+      return flight.followUp.promise;
+    },
+    inFlight: () => flights.size,
+  };
+}

@@ -1,0 +1,102 @@
+// The refresher alone: a real SQLite store, a scripted service at the edge.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { loadConfig } from '../../server/config.js';
+import { silentLogger } from '../../server/log.js';
+import { createHub } from '../../server/status/hub.js';
+import { createRefresher } from '../../server/status/refresher.js';
+import { openStore } from '../../server/store/open-store.js';
+import type { BillApi, StatusRecord } from '../../server/upstream/types.js';
+import type { BillView } from '../../widget/bill-view.js';
+
+const PENDING = { status: 1, statusName: 'Pending Payment', isFinal: false };
+const PAID = { status: 2, statusName: 'Paid', isFinal: true };
+
+async function setup(t: TestContext) {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-refresher-'));
+  const store = await openStore(`file:${join(dir, 'db.sqlite')}`);
+  t.after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  let time = 1_000_000;
+  const clock = { now: () => time, advance: (ms: number) => void (time += ms) };
+  /** Each requery waits for the test to answer it. */
+  const asked: { answer: (s: typeof PENDING) => void; fail: (e: Error) => void }[] = [];
+  const upstream = {
+    requeryBill: (billId: string) => new Promise<StatusRecord>((resolve, reject) => {
+      asked.push({
+        answer: (s) => resolve({ billId, merchantReference: 'bc_1', requestReference: null, paymentReference: null,
+          billAmount: '5', currency: 'USD', dateTime: clock.now(), ...s }),
+        fail: reject,
+      });
+    }),
+  } as unknown as BillApi;
+  const config = loadConfig({ REFRESH_WINDOW_MS: '2000', BILL_EXPIRY_GRACE_MS: '60000' });
+  const hub = createHub();
+  const published: BillView[] = [];
+  hub.subscribe('B1', (v) => published.push(v));
+  let finals = 0;
+  const refresher = createRefresher({
+    store, upstream, config, hub, channels: ['hook'], onBecameFinal: () => void finals++, now: clock.now, log: silentLogger,
+  });
+  await store.insertBill({ merchantReference: 'bc_1', orderId: null, idempotencyKey: null, amount: '5', token: 't', hookToken: 'h', createdAt: clock.now() });
+  await store.completeCreate('bc_1', { billId: 'B1', billUrl: 'u', billAmount: '5', requireGCAmount: null, currency: 'USD', merchantReference: 'bc_1', expiredOn: clock.now() + 900_000 }, clock.now());
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  return { store, clock, asked, refresher, published, finals: () => finals, settle };
+}
+
+test('news during a requery in flight schedules exactly one follow-up, which sees the payment', async (t) => {
+  const { asked, refresher, published, finals, settle } = await setup(t);
+  const reads = Array.from({ length: 50 }, () => refresher.read('B1'));
+  await settle();
+  assert.equal(asked.length, 1);
+  const news = [refresher.news('B1'), refresher.news('B1'), refresher.news('B1')];
+  asked[0]!.answer(PENDING); // started before the payment
+  assert.ok((await Promise.all(reads)).every((r) => r?.bill.outcome === 'pending'));
+  await settle();
+  assert.equal(asked.length, 2);
+  asked[1]!.answer(PAID);
+  const after = await Promise.all(news);
+  assert.ok(after.every((r) => r?.confirmed && r.bill.outcome === 'paid'));
+  assert.equal(asked.length, 2);
+  assert.deepEqual(published.map((v) => v.outcome), ['pending', 'paid']);
+  assert.equal(finals(), 1);
+  // Final: never requeried again.
+  await refresher.news('B1');
+  await refresher.read('B1', 0);
+  assert.equal(asked.length, 2);
+});
+
+test('a failed requery keeps the stored status and is not confirmed', async (t) => {
+  const { asked, refresher, settle, store } = await setup(t);
+  const r = refresher.news('B1');
+  await settle();
+  asked[0]!.fail(new Error('service down'));
+  const result = await r;
+  assert.equal(result?.confirmed, false);
+  assert.equal((await store.getByBillId('B1'))!.status, null);
+});
+
+test('past expiredOn a pending bill keeps being requeried; after the grace period it is stored as expired', async (t) => {
+  const { asked, refresher, settle, clock, store, finals } = await setup(t);
+  clock.advance(900_000 + 30_000); // past expiredOn, within the grace
+  const within = refresher.read('B1');
+  await settle();
+  asked[0]!.answer(PENDING);
+  assert.equal((await within)?.bill.outcome, 'pending');
+  clock.advance(31_000); // past expiredOn + grace
+  const past = refresher.read('B1');
+  await settle();
+  asked[1]!.answer(PENDING);
+  const bill = (await past)!.bill;
+  assert.equal(bill.outcome, 'expired');
+  assert.equal(bill.isFinal, true);
+  assert.equal(bill.status, 1); // the service's last status is kept
+  assert.equal(finals(), 1);
+  assert.equal((await store.getByBillId('B1'))!.outcome, 'expired');
+});

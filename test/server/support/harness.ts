@@ -1,0 +1,175 @@
+// The sandbox and the BFF on loopback ports over real HTTP, the BFF on a temp SQLite file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { createBillCheckout } from '../../../server/app.js';
+import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
+import { loadConfig } from '../../../server/config.js';
+import type { Config } from '../../../server/config.js';
+import { createLogger } from '../../../server/log.js';
+import { createSandbox } from '../../../server/sandbox/sandbox.js';
+import type { Sandbox, SandboxOptions } from '../../../server/sandbox/sandbox.js';
+import { openStore } from '../../../server/store/open-store.js';
+import type { Store } from '../../../server/store/types.js';
+import { createBillApi, loadSigner } from '../../../server/upstream/index.js';
+import type { BillApi } from '../../../server/upstream/index.js';
+import type { CreatedBillView } from '../../../widget/bill-view.js';
+import { serveOn } from './servers.js';
+
+export const TEST_KEY = 'test-key-5b7e0c1d';
+export const TEST_SECRET = 'test-secret-9f2a44e1c3';
+
+/** A clock shared by the sandbox and the BFF; it stands still until `advance` moves both. */
+export interface Clock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+export function createClock(): Clock {
+  let t = Date.now();
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+export interface HarnessOptions {
+  /** Extra environment for loadConfig. */
+  env?: Record<string, string>;
+  hooks?: BillCheckoutHooks;
+  sandbox?: Omit<SandboxOptions, 'now' | 'publicUrl' | 'key' | 'secret'>;
+  /** Wraps the fetch the BFF uses to reach the service (to lose a response, say). */
+  upstreamFetch?: (real: typeof fetch) => typeof fetch;
+  /** Wraps the store the BFF uses (to make it fail, say); `Harness.store` stays the real one. */
+  wrapStore?: (store: Store) => Store;
+  sseHeartbeatMs?: number;
+  /** Start the reconciler and notice worker timers (default false: tests call runOnce). */
+  start?: boolean;
+}
+
+export interface Harness {
+  url: string;
+  sandboxUrl: string;
+  sandbox: Sandbox;
+  app: BillCheckout;
+  /** A client of the sandbox with the BFF's own settings (to act behind the BFF's back). */
+  upstream: BillApi;
+  store: Store;
+  config: Config;
+  clock: Clock;
+  logs: string[];
+  /** Every response body the harness read, for the secrets test. */
+  bodies: string[];
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** POST /api/bills, expecting 201. */
+  create(body?: Record<string, unknown>, headers?: Record<string, string>): Promise<CreatedBillView>;
+  /** Requeries the sandbox has answered for this bill. */
+  requeries(billId: string): number;
+}
+
+export async function startHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-test-'));
+  const clock = createClock();
+  const logs: string[] = [];
+  const bodies: string[] = [];
+
+  let handler: (req: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
+  const bff = await serveOn((req) => handler(req));
+  const sandboxServer = await serveOn((req) => sandbox.app.fetch(req));
+  const sandbox: Sandbox = createSandbox({
+    key: TEST_KEY,
+    secret: TEST_SECRET,
+    now: clock.now,
+    publicUrl: sandboxServer.url,
+    callbackRetryDelayMs: 50,
+    sweepIntervalMs: 0,
+    ...options.sandbox,
+  });
+
+  const config = loadConfig({
+    PORT: String(bff.port),
+    PUBLIC_URL: bff.url,
+    BILL_API_BASE_URL: sandboxServer.url,
+    BILL_API_KEY: TEST_KEY,
+    BILL_API_SECRET: TEST_SECRET,
+    BILL_API_TIMEOUT_MS: '2000',
+    BILL_API_RETRIES: '1',
+    DATABASE_URL: `file:${join(dir, 'bff.sqlite')}`,
+    CLIENT_AMOUNT_MIN: '1',
+    CLIENT_AMOUNT_MAX: '500',
+    ...options.env,
+  });
+  const store = await openStore(config.databaseUrl);
+  const signer = await loadSigner(config.upstream.signer, (p) => import(p));
+  const realFetch: typeof fetch = (input, init) => fetch(input, init);
+  const upstream = createBillApi(config.upstream, {
+    signer,
+    pageBase: config.pageBase,
+    fetch: options.upstreamFetch ? options.upstreamFetch(realFetch) : realFetch,
+    sleep: async () => undefined,
+  });
+  const log = createLogger({
+    write: (line) => logs.push(line),
+    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
+    level: 'debug',
+    now: clock.now,
+  });
+  const app = createBillCheckout({ config, upstream, store: options.wrapStore ? options.wrapStore(store) : store, hooks: options.hooks, log, now: clock.now,
+    sseHeartbeatMs: options.sseHeartbeatMs,
+  });
+  handler = (req) => app.fetch(req);
+  if (options.start) app.start();
+
+  t.after(async () => {
+    await app.stop();
+    sandbox.close();
+    await Promise.all([bff.close(), sandboxServer.close()]);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const request = async (path: string, init?: RequestInit) => {
+    const res = await fetch(`${bff.url}${path}`, { redirect: 'manual', ...init });
+    const isStream = res.headers.get('content-type')?.startsWith('text/event-stream');
+    if (isStream) return res;
+    const text = await res.text();
+    bodies.push(text + JSON.stringify([...res.headers]));
+    return new Response(text, { status: res.status, headers: res.headers });
+  };
+
+  return {
+    url: bff.url,
+    sandboxUrl: sandboxServer.url,
+    sandbox,
+    app,
+    upstream,
+    store,
+    config,
+    clock,
+    logs,
+    bodies,
+    request,
+    async create(body = { amount: '12.50' }, headers = {}) {
+      const res = await request('/api/bills', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as CreatedBillView;
+    },
+    requeries: (billId) => sandbox.stats().requeryByBill[billId] ?? 0,
+  };
+}
+
+/** Resolves with the next callback attempt for `billId` whose outcome matches. */
+export function nextCallback(sandbox: Sandbox, billId: string, outcome = 'ok'): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (event: Event) => {
+      const detail = (event as CustomEvent<{ billId: string; outcome: string }>).detail;
+      if (detail.billId === billId && detail.outcome === outcome) {
+        sandbox.events.removeEventListener('callback', listener);
+        resolve();
+      }
+    };
+    sandbox.events.addEventListener('callback', listener);
+  });
+}

@@ -1,0 +1,36 @@
+// Loopback servers for tests: every one is closed by the test's after hook.
+import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+
+export interface Served {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `fetch` on 127.0.0.1 (port 0 = any free one). */
+export async function serveOn(fetch: (req: Request) => Response | Promise<Response>, port = 0): Promise<Served> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch, port, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** A port that was free a moment ago (for a child process that must come back on the same port). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
