@@ -68,6 +68,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Most concurrent SSE connections; beyond it, widgets are told to poll. */
   maxSseConnections: number;
+  /** How long a merchant notice claimed by a process that died waits before another takes it. */
+  noticeLeaseMs: number;
 }
 
 /** The sandbox's demo pair: public knowledge, only good against the sandbox. */
@@ -189,5 +191,6 @@ export function loadConfig(env: Env): Config {
     createRateLimitPerMinute: int(env, 'CREATE_RATE_LIMIT_PER_MINUTE', 30, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 256),
     maxSseConnections: int(env, 'MAX_SSE_CONNECTIONS', 20_000, 1),
+    noticeLeaseMs: int(env, 'NOTICE_LEASE_MS', 60_000, 1000),
   };
 }

@@ -4,12 +4,14 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBillCheckout } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
+import { demoResolveOrder } from './demo-orders.js';
 import { createLogger } from './log.js';
 import { errorBody } from './middleware/errors.js';
 import { createSandbox } from './sandbox/sandbox.js';
@@ -50,14 +52,21 @@ async function main(): Promise<void> {
   }
   const signer = await loadSigner(config.upstream.signer, importSigner);
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
-  // How long a notice claimed by a crashed process waits before another takes it.
-  const leaseMs = Number(process.env.NOTICE_LEASE_MS ?? 60_000);
   const checkout = createBillCheckout({
     config, upstream, store, log,
-    notice: { leaseMs: Number.isInteger(leaseMs) && leaseMs >= 1000 ? leaseMs : 60_000 },
+    // Demo prices apply to the embedded sandbox only, never to a real service.
+    hooks: config.embeddedSandbox && !config.orderLookupUrl ? { resolveOrder: demoResolveOrder } : {},
+    notice: { leaseMs: config.noticeLeaseMs },
     clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
   });
   root.route('/', checkout);
+
+  // The drop-in element for pages that load it with a script tag (the CDN way).
+  const bundle = fileURLToPath(new URL('../dist/bill-checkout.js', import.meta.url));
+  root.get('/bill-checkout.js', async (c) =>
+    existsSync(bundle)
+      ? c.body(await readFile(bundle), 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' })
+      : c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
 
   const demo = fileURLToPath(new URL('../demo/dist', import.meta.url));
   if (existsSync(resolve(demo, 'index.html'))) {

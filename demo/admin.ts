@@ -1,0 +1,229 @@
+// The merchant's admin page: the service's list of bills through the BFF's admin routes. The admin
+// token is typed by the merchant and kept in this tab's sessionStorage only; nothing secret is built in.
+import type { BillView } from '../widget/bill-view.js';
+
+interface Row {
+  billId: string;
+  merchantReference: string;
+  billAmount: string;
+  currency: string;
+  status: number;
+  statusName: string;
+  isFinal: boolean;
+  dateTime: number;
+  local: { outcome: BillView['outcome']; notified: boolean } | null;
+}
+interface ListAnswer { lists: Row[]; total: number }
+type Filter = { name: string; value: string; matchType: 'like' | 'equal' };
+
+const FIELDS = ['billId', 'merchantReference', 'requestReference', 'paymentReference', 'billAmount', 'currency',
+  'status', 'statusName', 'isFinal', 'dateTime'];
+const TOKEN_KEY = 'northwind:admin-token';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const tokenForm = $<HTMLFormElement>('token-form');
+const tokenInput = $<HTMLInputElement>('token');
+const tokenState = $('token-state');
+const queryForm = $<HTMLFormElement>('query-form');
+const filtersBox = $('filters');
+const sortName = $<HTMLSelectElement>('sort-name');
+const sortOrder = $<HTMLSelectElement>('sort-order');
+const pageSize = $<HTMLSelectElement>('page-size');
+const listError = $('list-error');
+const tbody = $<HTMLTableElement>('bills').tBodies[0]!;
+const prev = $<HTMLButtonElement>('prev');
+const next = $<HTMLButtonElement>('next');
+const pageInfo = $('page-info');
+const bindForm = $<HTMLFormElement>('bind-form');
+const bindResult = $('bind-result');
+
+let pageIndex = 1;
+let total = 0;
+
+class AdminError extends Error {}
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K, props: Record<string, string | number | boolean> = {}, ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+}
+
+function option(value: string, selected: boolean): HTMLOptionElement {
+  return new Option(value, value, selected, selected);
+}
+
+function token(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+async function admin<T>(path: string, body: unknown): Promise<T> {
+  const t = token();
+  if (!t) throw new AdminError('Type the admin token first.');
+  let res: Response;
+  try {
+    res = await fetch(`/api/admin/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    throw new AdminError('The BFF could not be reached.');
+  }
+  const answer = (await res.json().catch(() => null)) as T | { error?: { message?: string } } | null;
+  if (res.ok) return answer as T;
+  if (res.status === 401 || res.status === 403) throw new AdminError('The admin token was refused.');
+  if (res.status === 404 && path === 'bills') throw new AdminError('The admin routes are off: ADMIN_TOKEN is not set on the BFF.');
+  const message = (answer as { error?: { message?: string } } | null)?.error?.message;
+  throw new AdminError(message ?? `The BFF answered HTTP ${res.status}.`);
+}
+
+function showTokenState(): void {
+  tokenState.textContent = token() ? 'A token is set for this tab.' : 'No token yet: bills are not shown.';
+}
+
+function addFilter(filter: Partial<Filter> = {}): void {
+  const name = el('select', { name: 'filterName' }, ...FIELDS.map((f) => option(f, f === (filter.name ?? 'merchantReference'))));
+  const match = el('select', { name: 'matchType' }, option('like', filter.matchType !== 'equal'), option('equal', filter.matchType === 'equal'));
+  const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: 'value (% and _ are wildcards)' });
+  const remove = el('button', { type: 'button', textContent: 'Remove' });
+  const row = el('div', { className: 'filter-row' },
+    el('label', { className: 'field' }, 'Field', name),
+    el('label', { className: 'field' }, 'Match', match),
+    el('label', { className: 'field' }, 'Value', value),
+    remove);
+  remove.addEventListener('click', () => row.remove());
+  filtersBox.append(row);
+}
+
+function filters(): Filter[] {
+  return Array.from(filtersBox.querySelectorAll('.filter-row')).flatMap((row) => {
+    const value = row.querySelector<HTMLInputElement>('[name=filterValue]')!.value.trim();
+    if (!value) return [];
+    return [{
+      name: row.querySelector<HTMLSelectElement>('[name=filterName]')!.value,
+      matchType: row.querySelector<HTMLSelectElement>('[name=matchType]')!.value as Filter['matchType'],
+      value,
+    }];
+  });
+}
+
+const time = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+
+function rowView(r: Row): HTMLTableRowElement {
+  const outcome = r.local
+    ? el('span', { className: `pill ${r.local.outcome}` }, r.local.outcome)
+    : el('span', { className: 'note' }, 'not from this shop');
+  const notified = r.local ? (r.local.notified ? 'yes' : 'no') : '—';
+  const actions = el('td');
+  if (!r.isFinal) {
+    const cancel = el('button', { type: 'button', className: 'danger', textContent: 'Cancel' });
+    cancel.setAttribute('aria-label', `Cancel bill ${r.merchantReference}`);
+    cancel.addEventListener('click', () => void cancelBill(r.billId, cancel));
+    actions.append(cancel);
+  }
+  const tr = el('tr',
+    {},
+    el('td', { className: 'mono' }, r.billId),
+    el('td', { className: 'mono' }, r.merchantReference),
+    el('td', { className: 'num' }, `${r.billAmount} ${r.currency}`),
+    el('td', {}, `${r.statusName} (${r.status})`),
+    el('td', {}, outcome),
+    el('td', {}, notified),
+    el('td', { className: 'num' }, Number.isFinite(r.dateTime) ? time.format(r.dateTime) : ''),
+    actions);
+  tr.dataset.billId = r.billId;
+  return tr;
+}
+
+async function load(): Promise<void> {
+  listError.textContent = '';
+  if (!token()) {
+    tbody.replaceChildren();
+    pageInfo.textContent = '';
+    prev.disabled = next.disabled = true;
+    return;
+  }
+  const size = Number(pageSize.value);
+  try {
+    const answer = await admin<ListAnswer>('bills', {
+      filters: filters(),
+      paging: { index: pageIndex, size },
+      sort: { name: sortName.value, order: Number(sortOrder.value) },
+    });
+    total = answer.total;
+    tbody.replaceChildren(...answer.lists.map(rowView));
+    if (answer.lists.length === 0) {
+      tbody.append(el('tr', {}, Object.assign(el('td', {}, 'No bills match.'), { colSpan: 8 })));
+    }
+  } catch (error) {
+    listError.textContent = error instanceof Error ? error.message : String(error);
+    tbody.replaceChildren();
+    total = 0;
+  }
+  const pages = Math.max(1, Math.ceil(total / size));
+  pageInfo.textContent = `Page ${pageIndex} of ${pages} · ${total} bill${total === 1 ? '' : 's'}`;
+  prev.disabled = pageIndex <= 1;
+  next.disabled = pageIndex >= pages;
+}
+
+async function cancelBill(billId: string, button: HTMLButtonElement): Promise<void> {
+  button.disabled = true;
+  try {
+    await admin(`bills/${encodeURIComponent(billId)}/cancel`, {});
+  } catch (error) {
+    listError.textContent = error instanceof Error ? error.message : String(error);
+  }
+  await load();
+}
+
+tokenForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+  tokenInput.value = '';
+  showTokenState();
+  pageIndex = 1;
+  void load();
+});
+$('forget').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  showTokenState();
+  void load();
+});
+$('add-filter').addEventListener('click', () => addFilter());
+queryForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  pageIndex = 1;
+  void load();
+});
+prev.addEventListener('click', () => { pageIndex = Math.max(1, pageIndex - 1); void load(); });
+next.addEventListener('click', () => { pageIndex += 1; void load(); });
+
+bindForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const data = new FormData(bindForm);
+  const customer: Record<string, string> = {};
+  for (const key of ['name', 'email', 'phone']) {
+    const v = String(data.get(key) ?? '').trim();
+    if (v) customer[key] = v;
+  }
+  bindResult.className = 'note';
+  if (!customer.email && !customer.phone) {
+    bindResult.className = 'note alert';
+    bindResult.textContent = 'Give an email or a phone number.';
+    return;
+  }
+  try {
+    const answer = await admin<{ customerId: string }>('customers', customer);
+    bindResult.textContent = `Bound: customer id ${answer.customerId}`;
+  } catch (error) {
+    bindResult.className = 'note alert';
+    bindResult.textContent = error instanceof Error ? error.message : String(error);
+  }
+});
+
+for (const f of FIELDS) sortName.append(option(f, f === 'dateTime'));
+addFilter();
+showTokenState();
+void load();

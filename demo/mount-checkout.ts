@@ -1,0 +1,32 @@
+// Puts a <bill-checkout> into a host element and wires its events, the way a merchant's page does.
+import type { BillView } from '../widget/bill-view.js';
+
+export interface MountOptions {
+  attributes: Record<string, string>;
+  onCreated?(bill: BillView): void;
+  onStatus?(bill: BillView): void;
+  onFinal?(bill: BillView): void;
+}
+
+export function mountCheckout(host: Element, options: MountOptions): HTMLElement {
+  const el = document.createElement('bill-checkout');
+  for (const [name, value] of Object.entries(options.attributes)) el.setAttribute(name, value);
+  el.addEventListener('bill-created', (e) => options.onCreated?.(e.detail));
+  el.addEventListener('bill-status', (e) => options.onStatus?.(e.detail));
+  el.addEventListener('bill-final', (e) => options.onFinal?.(e.detail));
+  host.replaceChildren(el);
+  return el;
+}
+
+export function formatMoney(amount: string, currency: string, locale?: string): string {
+  // Display only: the amount charged is decimal text from the server.
+  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(Number(amount));
+}
+
+export const OUTCOME_TEXT: Record<BillView['outcome'], string> = {
+  pending: 'waiting for payment.',
+  paid: 'paid. Thank you!',
+  failed: 'the payment failed.',
+  cancelled: 'cancelled.',
+  expired: 'the bill expired before it was paid.',
+};

@@ -1,0 +1,147 @@
+// Screenshots of every state of the demo at desktop and phone sizes, into docs/screenshots/.
+// Run: node --import tsx scripts/screenshots.mjs   (starts the app like the end-to-end tests do)
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { ADMIN_TOKEN, startApp } from '../test/e2e/support/app.ts';
+import { context, DESKTOP, finalOutcome, launch, open, PHONE, RETRYING, shownBill, TEXT } from '../test/e2e/support/browser.ts';
+
+const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
+const SIZES = { desktop: DESKTOP, phone: PHONE };
+
+const checkout = 'bill-checkout';
+const waitPending = (page) => page.locator(`${checkout} [part~="countdown"]`).waitFor({ timeout: 15_000 });
+
+/** Each flow brings a fresh page to one or more states and calls snap(name) at each. */
+const flows = {
+  async shop({ page, snap }) {
+    await page.locator('#pay').waitFor();
+    await snap('shop-cart');
+  },
+  async pending({ page, snap }) {
+    await page.click('#pay');
+    await waitPending(page);
+    await snap('shop-pending');
+  },
+  async paid({ page, app, snap }) {
+    await page.click('#pay');
+    const bill = await shownBill(page);
+    await app.control(bill.billId, 'pay');
+    await finalOutcome(page);
+    await snap('shop-paid');
+  },
+  async failed({ page, app, snap }) {
+    await page.click('#pay');
+    const bill = await shownBill(page);
+    await app.control(bill.billId, 'decline');
+    await finalOutcome(page);
+    await snap('shop-failed');
+  },
+  async cancelled({ page, snap }) {
+    await page.click('#pay');
+    await waitPending(page);
+    await page.locator(`${checkout} [part~="cancel-button"]`).click();
+    await finalOutcome(page);
+    await snap('shop-cancelled');
+  },
+  async reconnecting({ page, app, snap }) {
+    await page.click('#pay');
+    await waitPending(page);
+    app.network.drop();
+    await page.locator(`${checkout} p`, { hasText: RETRYING }).first().waitFor({ timeout: 30_000 });
+    await snap('shop-reconnecting');
+    app.network.restore();
+  },
+  async payPage({ page, snap }) {
+    await page.click('#pay');
+    const bill = await shownBill(page);
+    await page.goto(bill.billUrl);
+    await snap('sandbox-pay-page');
+  },
+  async variants({ page, app, snap }) {
+    await page.goto(`${app.url}/variants.html`);
+    await page.locator('#theme-slot [part~="qr"]').waitFor({ timeout: 15_000 });
+    await page.locator('#button-slot [part~="pay-button"]').waitFor();
+    await snap('variants');
+  },
+  async plain({ page, app, snap }) {
+    if ((await fetch(`${app.url}/bill-checkout.js`)).status !== 200) {
+      console.warn('skipped plain page: the BFF does not serve /bill-checkout.js');
+      return;
+    }
+    await page.goto(`${app.url}/plain.html`);
+    await waitPending(page);
+    await snap('script-tag');
+  },
+  async react({ page, app, snap }) {
+    await page.goto(`${app.url}/react.html`);
+    const bill = await shownBill(page);
+    await app.control(bill.billId, 'pay');
+    await page.locator('#react-final').waitFor({ timeout: 15_000 });
+    await snap('react');
+  },
+  async admin({ page, app, snap }) {
+    for (const order of ['demo-mug-shot1', 'demo-tee-shot2', 'demo-poster-shot3']) await app.createBill(order);
+    await page.goto(`${app.url}/admin.html`);
+    await page.fill('#token', ADMIN_TOKEN);
+    await page.click('#token-form button[type=submit]');
+    await page.locator('#bills tbody tr[data-bill-id]').first().waitFor();
+    await snap('admin');
+  },
+};
+
+/** Countdown over with no final status yet (the element's own polls held), then expired. */
+async function checkingThenExpired({ page, snap }) {
+  await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
+  let holding = false;
+  const held = [];
+  await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
+    if (holding && route.request().method() === 'GET') held.push(route);
+    else void route.continue();
+  });
+  await page.click('#pay');
+  await shownBill(page);
+  holding = true;
+  await page.locator(`${checkout} [part~="status"]`, { hasText: TEXT.checking }).waitFor({ timeout: 20_000 });
+  await snap('shop-checking');
+  holding = false;
+  for (const route of held.splice(0)) await route.continue();
+  await finalOutcome(page);
+  await snap('shop-expired');
+}
+
+async function run(browser, app, name, flow) {
+  for (const [size, options] of Object.entries(SIZES)) {
+    const ctx = await context(browser, options);
+    try {
+      const { page } = await open(ctx, `${app.url}/`);
+      const snap = async (shot) => {
+        await page.evaluate('document.fonts.ready.then(() => true)');
+        // Phones: the element, not the cart above it.
+        if (size === 'phone' && shot.startsWith('shop-') && shot !== 'shop-cart') {
+          await page.locator('#pay-title').evaluate((h) => h.scrollIntoView({ block: 'start' }));
+        }
+        await page.screenshot({ path: `${OUT}${shot}-${size}.png` });
+        console.log(`docs/screenshots/${shot}-${size}.png`);
+      };
+      await flow({ page, app, snap });
+    } catch (error) {
+      console.error(`${name} (${size}) failed: ${error instanceof Error ? error.message : error}`);
+      process.exitCode = 1;
+    } finally {
+      await ctx.close();
+    }
+  }
+}
+
+await mkdir(OUT, { recursive: true });
+const browser = await launch();
+const app = await startApp({ cuttableNetwork: true });
+const shortLived = await startApp({ sandbox: { billLifetimeMs: 5000, sweepIntervalMs: 250 } });
+try {
+  for (const [name, flow] of Object.entries(flows)) await run(browser, app, name, flow);
+  await run(browser, shortLived, 'checking', checkingThenExpired);
+} finally {
+  await browser.close();
+  await app.stop();
+  await shortLived.stop();
+}

@@ -1,0 +1,95 @@
+// The element the ways a merchant embeds it: button mode, a theme, one script tag, React 19.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startApp, type App } from './support/app.js';
+import { billEvents, context, DESKTOP, finalOutcome, launch, open, shownBill } from './support/browser.js';
+
+let app: App;
+let browser: Browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+test('variants page: button mode on a desktop, and a theme set only through custom properties', async () => {
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page, problems } = await open(ctx, `${app.url}/variants.html`);
+    const button = page.locator('#button-slot bill-checkout [part~="pay-button"]');
+    await button.waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('#button-slot bill-checkout [part~="qr"]').count(), 0);
+    assert.match(await button.getAttribute('href') ?? '', /\/pay\//);
+
+    const themed = page.locator('#theme-slot bill-checkout');
+    await themed.locator('[part~="qr"]').waitFor({ timeout: 10_000 });
+    const look = await themed.locator('[part~="base"]').evaluate((el) => {
+      const s = getComputedStyle(el);
+      return { background: s.backgroundColor, color: s.color, font: s.fontFamily };
+    });
+    assert.equal(look.background, 'rgb(16, 22, 43)');
+    assert.equal(look.color, 'rgb(243, 240, 255)');
+    assert.match(look.font, /Georgia/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('one script tag: the page loads only /bill-checkout.js and the element pays', async () => {
+  const res = await fetch(`${app.url}/bill-checkout.js`);
+  assert.equal(res.status, 200, 'server/main.ts serves dist/bill-checkout.js at /bill-checkout.js');
+  assert.match(res.headers.get('content-type') ?? '', /javascript/);
+
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const scripts: string[] = [];
+    ctx.on('request', (r) => { if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname); });
+    const { page, problems } = await open(ctx, `${app.url}/plain.html`);
+    await page.locator('bill-checkout [part~="qr"]').waitFor({ timeout: 10_000 });
+    assert.deepEqual(scripts, ['/bill-checkout.js']);
+    const bill = await shownBill(page);
+    await app.control(bill.billId, 'pay');
+    assert.equal(await finalOutcome(page), 'paid');
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('React 19: properties reach the element and its custom events reach React', async () => {
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page, problems } = await open(ctx, `${app.url}/react.html`);
+    const el = page.locator('#root bill-checkout');
+    await el.locator('[part~="qr"]').waitFor({ timeout: 10_000 });
+
+    // orderId and cancellable were given as properties, not attributes.
+    const props = await el.evaluate((node) => {
+      const e = node as HTMLElement & { orderId?: string; cancellable?: boolean };
+      return { orderId: e.orderId, attribute: e.getAttribute('order-id'), cancellable: e.cancellable };
+    });
+    assert.equal(props.attribute, null);
+    assert.equal(props.cancellable, true);
+    assert.match(await page.locator('#root .order-id').innerText(), new RegExp(`Order ${props.orderId} `));
+    assert.equal(await el.locator('[part~="cancel-button"]').count(), 1);
+
+    const log = page.locator('#event-log li');
+    await log.filter({ hasText: 'bill-created: pending' }).waitFor();
+    const bill = await shownBill(page);
+    await app.control(bill.billId, 'pay');
+    await page.locator('#react-final', { hasText: 'paid' }).waitFor({ timeout: 20_000 });
+    const lines = await log.allInnerTexts();
+    assert.deepEqual(lines.filter((l) => l.startsWith('bill-final')), ['bill-final: paid']);
+    assert.equal(lines[0], 'bill-created: pending');
+    assert.equal((await billEvents(page)).filter((e) => e.type === 'bill-final').length, 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

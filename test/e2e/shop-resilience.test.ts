@@ -1,0 +1,88 @@
+// The shop when time runs out or the network goes away: honest states only.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, Route } from 'playwright-core';
+import { startApp, type App } from './support/app.js';
+import { billEvents, context, DESKTOP, finalOutcome, launch, open, RETRYING, shownBill, TEXT } from './support/browser.js';
+
+let browser: Browser;
+const apps: App[] = [];
+
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  for (const app of apps) await app.stop();
+});
+
+async function app(options: Parameters<typeof startApp>[0] = {}): Promise<App> {
+  const a = await startApp(options);
+  apps.push(a);
+  return a;
+}
+
+
+test('expiry: the countdown ends on "checking", and only the BFF\'s answer turns it to expired', async () => {
+  // A service whose bills live 5 s (the sandbox, outside main.ts, reached through BILL_API_BASE_URL).
+  const shop = await app({ sandbox: { billLifetimeMs: 5000, sweepIntervalMs: 250 } });
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page } = await open(ctx, `${shop.url}/`);
+    // Live events off, so status comes from polls, which the test holds from the first view on.
+    await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
+    let holding = false;
+    const held: Route[] = [];
+    await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
+      if (holding && route.request().method() === 'GET') held.push(route);
+      else void route.continue();
+    });
+
+    await page.click('#pay');
+    const bill = await shownBill(page);
+    holding = true;
+
+    await page.locator('bill-checkout [part~="status"]', { hasText: TEXT.checking }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('bill-checkout [part~="heading"]').count(), 0, 'no final state before the BFF says so');
+    assert.ok(held.length > 0, 'the element asked the BFF when time was up');
+    assert.equal((await billEvents(page)).filter((e) => e.type === 'bill-final').length, 0);
+
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+    assert.equal(await finalOutcome(page), 'expired');
+    const finals = (await billEvents(page)).filter((e) => e.type === 'bill-final');
+    assert.deepEqual(finals.map((e) => [e.billId, e.outcome]), [[bill.billId, 'expired']]);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('network dropped for a while: a retrying state, no false final state, then the real outcome', async () => {
+  // The browser reaches the BFF through a relay the test cuts: open streams are reset, new
+  // connections refused, as when a phone loses its network.
+  const shop = await app({ cuttableNetwork: true });
+  const network = shop.network!;
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page } = await open(ctx, `${shop.url}/?product=tee`);
+    await page.click('#pay');
+    const bill = await shownBill(page);
+
+    network.drop();
+    await page.locator('bill-checkout p', { hasText: RETRYING }).first().waitFor({ timeout: 30_000 });
+
+    // Paid while this browser is cut off: it must not guess, and must not show anything final.
+    await shop.control(bill.billId, 'pay');
+    assert.equal(await page.locator('bill-checkout [part~="heading"]').count(), 0);
+
+    network.restore();
+    assert.equal(await finalOutcome(page, 'bill-checkout', 45_000), 'paid');
+
+    const events = await billEvents(page);
+    assert.ok(events.every((e) => e.billId === bill.billId));
+    assert.ok(events.every((e) => e.outcome === 'pending' || e.outcome === 'paid'), JSON.stringify(events));
+    assert.equal(events.filter((e) => e.type === 'bill-final').length, 1);
+  } finally {
+    await ctx.close();
+  }
+});

@@ -1,0 +1,124 @@
+import { expect } from '@open-wc/testing';
+import { emulateMedia, sendKeys } from '@web/test-runner-commands';
+import axe from 'axe-core';
+import sinon from 'sinon';
+import type { BillCheckout } from '../../widget/bill-checkout.js';
+import { FakeEventSource, final, harness, has, part, shadow, type Harness } from './support.js';
+
+async function noViolations(h: Harness, el: BillCheckout, state: string): Promise<void> {
+  let done = false;
+  const run = axe.run(el, { resultTypes: ['violations'] }).finally(() => {
+    done = true;
+  });
+  // axe paces itself with timers; the fake clock must move for it to finish.
+  while (!done) await h.clock.tickAsync(1);
+  const { violations } = await run;
+  const found = violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(found, `axe in state "${state}"`).to.deep.equal([]);
+}
+
+for (const scheme of ['light', 'dark'] as const) {
+  describe(`bill-checkout accessibility (${scheme})`, () => {
+    let h: Harness;
+    before(() => emulateMedia({ colorScheme: scheme }));
+    after(() => emulateMedia({ colorScheme: 'light' }));
+    beforeEach(() => {
+      h = harness();
+    });
+    afterEach(() => h.restore());
+
+    it('has no axe violations while loading, retrying, pending and checking', async () => {
+      h.bff.override = (call) => (call.method === 'POST' ? 'hang' : undefined);
+      const el = await h.mount({ 'order-id': 'o', mode: 'qr', cancellable: true });
+      await noViolations(h, el, 'loading');
+      el.remove();
+      h.bff.override = (call) => (call.method === 'POST' ? 'network' : undefined);
+      h.container.append(el);
+      await h.settle();
+      await noViolations(h, el, 'unreachable');
+      h.bff.override = undefined;
+      await h.tick(2_000);
+      expect(has(el, 'qr')).to.equal(true);
+      await noViolations(h, el, 'pending, QR');
+      part(el, 'toggle-button')!.click();
+      await h.settle();
+      await noViolations(h, el, 'pending, pay button');
+      h.bff.override = () => 'network';
+      FakeEventSource.last.fail();
+      await h.settle();
+      await noViolations(h, el, 'reconnecting');
+      await h.tick(15 * 60_000);
+      await noViolations(h, el, 'checking');
+    });
+
+    for (const outcome of ['paid', 'failed', 'cancelled', 'expired'] as const) {
+      it(`has no axe violations when ${outcome}`, async () => {
+        const el = await h.mount({ 'order-id': 'o' });
+        FakeEventSource.last.emit(final(h.bff.bills.get('B1')!.view, outcome));
+        await h.settle();
+        await noViolations(h, el, outcome);
+      });
+    }
+
+    it('has no axe violations for refused, missing and unsafe bills', async () => {
+      h.bff.override = () => ({ status: 400, body: { error: { code: 'bad_request', message: 'no' } } });
+      const refused = await h.mount({ 'order-id': 'o' });
+      await noViolations(h, refused, 'create refused');
+      const missing = await h.mount({ 'bill-id': 'x', token: 'y' });
+      await noViolations(h, missing, 'not found');
+      h.bff.override = (call) => (call.method === 'POST'
+        ? { status: 201, body: { ...h.bff.bills.get('B1')?.view, ...unsafe() } }
+        : undefined);
+      const bad = await h.mount({ 'order-id': 'u' });
+      expect(has(bad, 'error')).to.equal(true);
+      await noViolations(h, bad, 'unsafe URL');
+    });
+  });
+}
+
+function unsafe() {
+  return {
+    billId: 'B7', merchantReference: 'u', billUrl: 'javascript:alert(1)', billAmount: '1', currency: 'USD',
+    requireGCAmount: null, expiredOn: Date.now() + 60_000, status: 1, statusName: 'Pending Payment', isFinal: false,
+    outcome: 'pending', dateTime: null, token: 'T7',
+  };
+}
+
+describe('bill-checkout keyboard', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => h.restore());
+
+  it('is operable with the keyboard alone: Tab through the controls, Enter to use them', async () => {
+    const copied = sinon.stub(navigator.clipboard, 'writeText').resolves();
+    const el = await h.mount({ 'order-id': 'o', mode: 'qr', cancellable: true });
+    const focused = () => shadow(el).activeElement?.getAttribute('part');
+
+    await sendKeys({ press: 'Tab' });
+    expect(focused()).to.equal('copy-button');
+    await sendKeys({ press: 'Enter' });
+    await h.settle();
+    expect(copied.calledOnceWith('https://pay.example/bill/B1')).to.equal(true);
+    expect(part(el, 'copy-button')!.textContent!.trim()).to.equal('Link copied');
+
+    await sendKeys({ press: 'Tab' });
+    expect(focused()).to.equal('toggle-button');
+    await sendKeys({ press: 'Enter' });
+    await h.settle();
+    expect(has(el, 'pay-button')).to.equal(true);
+
+    await sendKeys({ down: 'Shift' });
+    await sendKeys({ press: 'Tab' });
+    await sendKeys({ up: 'Shift' });
+    expect(focused()).to.equal('pay-button');
+    await sendKeys({ press: 'Tab' });
+    await sendKeys({ press: 'Tab' });
+    expect(focused()).to.equal('cancel-button');
+    await sendKeys({ press: 'Space' });
+    await h.settle();
+    expect(part(el, 'heading')!.textContent).to.equal('Payment cancelled');
+    expect(focused(), 'focus lands on the outcome').to.equal('heading');
+  });
+});

@@ -1,0 +1,8 @@
+// The mocha globals @web/test-runner provides (no @types/mocha in this project).
+type MochaFn = () => unknown;
+declare function describe(title: string, suite: () => void): void;
+declare function it(title: string, test: MochaFn): void;
+declare function before(hook: MochaFn): void;
+declare function after(hook: MochaFn): void;
+declare function beforeEach(hook: MochaFn): void;
+declare function afterEach(hook: MochaFn): void;

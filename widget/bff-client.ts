@@ -1,0 +1,111 @@
+import type { BillView, CreatedBillView, ErrorBody } from './bill-view.js';
+import type { Clock } from './clock.js';
+
+/** What a bill is created from: the merchant's order, or an amount (decimal text). */
+export type CreateInput = { orderId: string } | { amount: string };
+
+/** The capability to read and cancel one bill. */
+export interface BillRef {
+  billId: string;
+  token: string;
+}
+
+/** The browser APIs the client talks through; tests pass fakes. */
+export interface Transport {
+  fetch: typeof fetch;
+  EventSource: typeof EventSource;
+}
+
+/** A failed call to the BFF: its error `code` and HTTP `status` (0 when the network failed). */
+export class BffError extends Error {
+  override name = 'BffError';
+  constructor(readonly code: string, message: string, readonly status = 0) {
+    super(message);
+  }
+
+  /** Whether the same call may work later. */
+  get retryable(): boolean {
+    return !this.status || this.status === 408 || this.status === 429 || this.status > 499;
+  }
+}
+
+/** Checks the fields the element relies on. */
+export function isBillView(value: unknown): value is BillView {
+  const v = value as BillView | null;
+  return typeof v?.billId === 'string' && typeof v.billUrl === 'string'
+    && typeof v.billAmount === 'string' && typeof v.expiredOn === 'number' && typeof v.isFinal === 'boolean';
+}
+
+/** Parses one SSE `status` event's data; `null` when it is not a BillView. */
+export function parseView(data: string): BillView | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isBillView(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The BFF's browser API: create, read and cancel a bill, and the URL of its events. */
+export class BffClient {
+  readonly #base: string;
+  readonly #transport: Transport;
+  readonly #clock: Clock;
+
+  constructor(endpoint: string, transport: Transport, clock: Clock) {
+    this.#base = endpoint.replace(/\/+$/, '');
+    this.#transport = transport;
+    this.#clock = clock;
+  }
+
+  create(input: CreateInput, idempotencyKey: string, signal: AbortSignal): Promise<CreatedBillView> {
+    return this.#call('/bills', signal, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      body: JSON.stringify(input),
+    }) as Promise<CreatedBillView>;
+  }
+
+  get(ref: BillRef, signal: AbortSignal): Promise<BillView> {
+    return this.#call(this.#path(ref, ''), signal) as Promise<BillView>;
+  }
+
+  /** Cancels; resolves to the answer's body (a BillView when the BFF sends one). */
+  cancel(ref: BillRef, signal: AbortSignal): Promise<unknown> {
+    return this.#call(this.#path(ref, '/cancel'), signal, { method: 'POST' }, true);
+  }
+
+  /** The URL of the bill's Server-Sent Events. */
+  eventsUrl(ref: BillRef): string {
+    return this.#base + this.#path(ref, '/events');
+  }
+
+  #path({ billId, token }: BillRef, suffix: string): string {
+    return `/bills/${encodeURIComponent(billId)}${suffix}?token=${encodeURIComponent(token)}`;
+  }
+
+  async #call(path: string, signal: AbortSignal, init: RequestInit = {}, anyBody = false): Promise<unknown> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), 15_000);
+    try {
+      const sentAt = Date.now();
+      const res = await this.#transport.fetch(this.#base + path, {
+        ...init,
+        signal: AbortSignal.any([signal, timeout.signal]),
+      });
+      this.#clock.observe(res.headers, sentAt, Date.now());
+      const body: unknown = await res.json().catch(() => null);
+      if (!res.ok) {
+        const error = (body as ErrorBody | null)?.error;
+        throw new BffError(error?.code ?? 'http', error?.message ?? `HTTP ${res.status}`, res.status);
+      }
+      if (!anyBody && !isBillView(body)) throw new BffError('bad_response', 'Not a bill', 502);
+      return body;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw error instanceof BffError ? error : new BffError('network', 'Network error');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

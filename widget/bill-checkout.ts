@@ -1,0 +1,438 @@
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import type { BillView, Outcome } from './bill-view.js';
+import { backoffDelay, sleep } from './backoff.js';
+import { BffClient, BffError, isBillView, type BillRef, type CreateInput, type Transport } from './bff-client.js';
+import { Clock } from './clock.js';
+import { CountdownController } from './countdown-controller.js';
+import { prefersButton } from './device.js';
+import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+import { formatAmount, formatDuration } from './format.js';
+import { icons } from './icons.js';
+import { qrPath, type QrPath } from './qr-code.js';
+import { clearSaved, readSaved, resumeKey, writeSaved } from './resume.js';
+import { parseSchemes, safeUrl } from './safe-url.js';
+import { StatusController } from './status-controller.js';
+import { stringsFor, type Strings } from './strings.js';
+import { styles } from './styles.js';
+
+type Problem = 'unreachable' | 'createFailed' | 'notFound';
+type FinalOutcome = Exclude<Outcome, 'pending'>;
+
+const inputs = ['endpoint', 'orderId', 'amount', 'billId', 'token'] as const;
+
+function retryable(error: unknown): boolean {
+  return !(error instanceof BffError) || error.retryable;
+}
+
+/**
+ * A bill of the bill payment service, shown as a QR code or a pay button, its status followed
+ * live, ending on a clear final state. Starts from `order-id` or `amount` (creating the bill
+ * through the BFF at `endpoint`), or shows an existing bill from `bill-id` and `token`.
+ *
+ * @fires {BillCreatedEvent} bill-created - the BFF created a bill; `detail` is its BillView.
+ * @fires {BillStatusEvent} bill-status - the bill's status changed (the first view included); `detail` is the BillView.
+ * @fires {BillFinalEvent} bill-final - the bill reached a final status, exactly once per bill; `detail` is the BillView.
+ * @fires {BillErrorEvent} bill-error - something failed; `detail` is the Error. The element shows it and retries where it can.
+ *
+ * @slot paid - Merchant content shown once the bill is paid.
+ * @slot failed - Merchant content shown when the payment failed.
+ * @slot cancelled - Merchant content shown when the bill was cancelled.
+ * @slot expired - Merchant content shown when the bill expired.
+ *
+ * @csspart base - The card that holds everything shown.
+ * @csspart amount - The amount to pay.
+ * @csspart gold-amount - The gold-conversion amount required.
+ * @csspart reference - The merchant's reference of the bill.
+ * @csspart countdown - The time left to pay.
+ * @csspart qr - The QR code of the bill URL (an SVG).
+ * @csspart pay-button - The link that opens the bill URL.
+ * @csspart copy-button - Copies the bill URL.
+ * @csspart toggle-button - Switches between the QR code and the pay button.
+ * @csspart cancel-button - Cancels the pending bill (with `cancellable`).
+ * @csspart status - The status line.
+ * @csspart error - Why the bill URL is not shown.
+ * @csspart icon - The icon of a final or error state.
+ * @csspart heading - The heading of a final state.
+ * @csspart start-again-button - Creates a new bill after a failed, cancelled or expired one.
+ * @csspart retry-button - Tries to create the bill again after a refusal.
+ *
+ * @cssprop --bill-checkout-background - Card background (default: the system's Canvas color).
+ * @cssprop --bill-checkout-color - Text color (default: CanvasText). Light and dark follow `color-scheme`.
+ * @cssprop --bill-checkout-border-color - Borders of the card and buttons.
+ * @cssprop --bill-checkout-accent - Background of the main buttons and the focus ring.
+ * @cssprop --bill-checkout-accent-color - Text of the main buttons.
+ * @cssprop --bill-checkout-success - Icon color when paid.
+ * @cssprop --bill-checkout-danger - Icon color of failures and errors.
+ * @cssprop --bill-checkout-warning - Icon color of cancelled, expired and checking.
+ * @cssprop --bill-checkout-radius - Corner radius of the card.
+ * @cssprop --bill-checkout-font - Font family.
+ * @cssprop --bill-checkout-qr-size - Largest width of the QR code (it is always dark on white).
+ */
+export class BillCheckout extends LitElement {
+  static override styles = styles;
+
+  static override properties = {
+    endpoint: {},
+    orderId: { attribute: 'order-id' },
+    amount: {},
+    billId: { attribute: 'bill-id' },
+    token: {},
+    mode: {},
+    locale: {},
+    cancellable: { type: Boolean },
+    allowedSchemes: { attribute: 'allowed-schemes' },
+    strings: { attribute: false },
+    _bill: { state: true },
+    _problem: { state: true },
+    _reconnecting: { state: true },
+    _chosenView: { state: true },
+    _announcement: { state: true },
+    _cancelling: { state: true },
+    _copied: { state: true },
+  };
+
+  /** Base URL of the BFF's API. */
+  endpoint = '/api';
+
+  /** The merchant's order to create a bill for. */
+  orderId?: string;
+
+  /** An amount (decimal text) to create a bill for, when the BFF accepts amounts from browsers. */
+  amount?: string;
+
+  /** An existing bill to show, together with `token`. */
+  billId?: string;
+
+  /** The capability token that reads the bill of `bill-id`. */
+  token?: string;
+
+  /** `auto`: the pay button on touch devices, narrow screens and in-app webviews, the QR code elsewhere; or `qr`, `button`. */
+  mode: 'auto' | 'qr' | 'button' = 'auto';
+
+  /** BCP 47 locale of the texts and amounts; the browser's when unset. */
+  locale?: string;
+
+  /** Shows a cancel button while the bill is pending. */
+  cancellable = false;
+
+  /** Comma-separated URL schemes (`myapp:`) the bill URL may use besides `https:`. */
+  allowedSchemes?: string;
+
+  /** Overrides of the shown texts (a Partial of the English strings object). */
+  strings: Partial<Strings> = {};
+
+  /** The fetch used to call the BFF; `globalThis.fetch` when unset (a hook for tests and wrappers). */
+  fetchImpl?: typeof fetch;
+
+  /** The EventSource class used for live status; `globalThis.EventSource` when unset. */
+  eventSourceImpl?: typeof EventSource;
+
+  private _bill?: BillView;
+  private _problem?: Problem;
+  private _reconnecting = false;
+  private _chosenView?: 'qr' | 'button';
+  private _announcement = '';
+  private _cancelling = false;
+  private _copied = false;
+
+  readonly #clock = new Clock();
+  readonly #status = new StatusController(this, {
+    onView: (view) => this.#applyView(view),
+    onError: (error) => this.#statusFailed(error),
+  });
+  readonly #countdown = new CountdownController(this, this.#clock, () => {
+    if (this._bill && !this._bill.isFinal) {
+      this._announcement = this.#text.checking;
+      this.#status.checkNow();
+    }
+  });
+  #run?: AbortController;
+  #client?: BffClient;
+  #ref?: BillRef;
+  #saveKey?: string;
+  #finalFor?: string;
+  #unsafeFor?: string;
+  #autoView?: 'qr' | 'button';
+  #qrCache?: { url: string; qr: QrPath };
+  #hadFocus = false;
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // Moved in the DOM while creating or loading: the aborted run starts over (and resumes).
+    if (!this._bill && this.#run?.signal.aborted) this.#start();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    if (!this._bill) this.#run?.abort();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (inputs.some((name) => changed.has(name))) this.#start();
+    if (this._bill) this.#autoView ??= prefersButton() ? 'button' : 'qr';
+    this.#hadFocus = this.matches(':focus-within');
+  }
+
+  protected override updated(): void {
+    // Keep keyboard focus inside when the focused control went away (cancel → final state).
+    if (this.#hadFocus && !this.matches(':focus-within')) {
+      this.renderRoot.querySelector<HTMLElement>('[tabindex]')?.focus();
+    }
+  }
+
+  get #text(): Strings {
+    return { ...stringsFor(this.locale ?? navigator.language), ...this.strings };
+  }
+
+  #start(): void {
+    this.#run?.abort();
+    const { signal } = (this.#run = new AbortController());
+    this.#status.stop();
+    this.#countdown.set(undefined);
+    this._bill = this.#ref = this._problem = this.#saveKey = this._chosenView = undefined;
+    this._reconnecting = this._copied = false;
+    const client = (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
+    const { billId, token, orderId, amount } = this;
+    const retry = async <T>(call: () => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await call();
+        } catch (error) {
+          if (signal.aborted || !retryable(error)) throw error;
+          if (attempt === 1) {
+            this._problem = 'unreachable';
+            this._announcement = this.#text.unreachable;
+            this.#emitError(error);
+          }
+          await sleep(backoffDelay(attempt), signal);
+        }
+      }
+    };
+    const run = async (): Promise<void> => {
+      if (billId && token) return this.#show({ billId, token }, await retry(() => client.get({ billId, token }, signal)));
+      const input: CreateInput | undefined = orderId ? { orderId } : amount ? { amount } : undefined;
+      if (!input) return;
+      const key = (this.#saveKey = resumeKey(this.endpoint, input));
+      const saved = readSaved(key);
+      if (saved.billId && saved.token) {
+        const ref = { billId: saved.billId, token: saved.token };
+        try {
+          return this.#show(ref, await retry(() => client.get(ref, signal)));
+        } catch (error) {
+          if (signal.aborted) throw error;
+        }
+      }
+      // Kept before the call, so that a reload mid-create asks for the same bill again.
+      const idempotencyKey = saved.idempotencyKey ?? crypto.randomUUID();
+      writeSaved(key, { idempotencyKey });
+      const { token: created, ...view } = await retry(() => client.create(input, idempotencyKey, signal));
+      const ref = { billId: view.billId, token: created };
+      writeSaved(key, ref);
+      this.dispatchEvent(new BillCreatedEvent(view));
+      this.#show(ref, view);
+    };
+    run().catch((error: unknown) => {
+      if (signal.aborted) return;
+      if (this.#saveKey) clearSaved(this.#saveKey);
+      this.#fail(billId && token ? 'notFound' : 'createFailed', error);
+    });
+  }
+
+  #transport(): Transport {
+    return {
+      fetch: this.fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
+      EventSource: this.eventSourceImpl ?? globalThis.EventSource,
+    };
+  }
+
+  #show(ref: BillRef, view: BillView): void {
+    this.#ref = ref;
+    this._problem = undefined;
+    this.#applyView(view);
+    if (!view.isFinal) this.#status.follow(this.#client!, ref, this.#transport().EventSource);
+  }
+
+  #applyView(view: BillView): void {
+    const previous = this._bill;
+    if (previous?.isFinal && previous.billId === view.billId) return;
+    const s = this.#text;
+    this._bill = view;
+    this._reconnecting = false;
+    this.#countdown.set(view.isFinal ? undefined : view.expiredOn);
+    if (!view.isFinal && this.#unsafeFor !== view.billUrl && !this.#url(view)) {
+      this.#unsafeFor = view.billUrl;
+      this.#emitError(new BffError('unsafe_url', 'Unsafe bill URL'));
+    }
+    if (
+      previous?.billId !== view.billId || previous.status !== view.status
+      || previous.outcome !== view.outcome || previous.isFinal !== view.isFinal
+    ) {
+      this.dispatchEvent(new BillStatusEvent(view));
+      this._announcement = view.isFinal
+        ? s[finalOutcome(view)]
+        : this.#countdown.remaining > 0 ? s.waiting : s.checking;
+    }
+    if (view.isFinal && this.#finalFor !== view.billId) {
+      this.#finalFor = view.billId;
+      this.#status.stop();
+      this.dispatchEvent(new BillFinalEvent(view));
+    }
+  }
+
+  #statusFailed(error: unknown): boolean {
+    if (!retryable(error)) {
+      if (this.#saveKey) clearSaved(this.#saveKey);
+      this.#fail('notFound', error);
+      return false;
+    }
+    if (!this._reconnecting) {
+      this._reconnecting = true;
+      this._announcement = this.#text.reconnecting;
+      this.#emitError(error);
+    }
+    return true;
+  }
+
+  #fail(problem: Problem, error: unknown): void {
+    this.#status.stop();
+    this.#countdown.set(undefined);
+    this._bill = undefined;
+    this._problem = problem;
+    this._announcement = this.#text[problem];
+    this.#emitError(error);
+  }
+
+  #emitError(error: unknown): void {
+    this.dispatchEvent(new BillErrorEvent(error as Error));
+  }
+
+  #url(view: BillView): string | null {
+    return safeUrl(view.billUrl, parseSchemes(this.allowedSchemes));
+  }
+
+  async #cancel(): Promise<void> {
+    const ref = this.#ref;
+    if (!ref || this._cancelling) return;
+    this._cancelling = true;
+    try {
+      const body = await this.#client!.cancel(ref, new AbortController().signal);
+      if (isBillView(body)) this.#applyView(body);
+    } catch (error) {
+      this.#emitError(error);
+    } finally {
+      this._cancelling = false;
+      this.#status.checkNow();
+    }
+  }
+
+  #startAgain(): void {
+    if (this.#saveKey) clearSaved(this.#saveKey);
+    this.#start();
+  }
+
+  async #copy(url: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(url);
+      this._copied = true;
+      this._announcement = this.#text.copied;
+    } catch (error) {
+      this.#emitError(error);
+    }
+  }
+
+  protected override render(): TemplateResult {
+    return html`${this.#body(this.#text)}<p class="sr" role="status">${this._announcement}</p>`;
+  }
+
+  #body(s: Strings): TemplateResult | typeof nothing {
+    const { _bill: bill, _problem: problem } = this;
+    if (problem === 'createFailed' || problem === 'notFound') {
+      return html`<div part="base">
+        ${icon('failed')}
+        <p part="status" class="strong" tabindex="-1">${s[problem]}</p>
+        ${problem === 'createFailed'
+          ? html`<button part="retry-button" class="primary" @click=${this.#start}>${s.startAgain}</button>`
+          : nothing}
+      </div>`;
+    }
+    if (!bill) {
+      if (!(this.billId && this.token) && !this.orderId && !this.amount) return nothing;
+      return html`<div part="base">
+        <p part="status" class=${problem ? 'strong' : ''}>${problem ? s.unreachable : s.loading}</p>
+      </div>`;
+    }
+    const summary = html`<p class="muted">${s.amount}</p>
+      <p part="amount">${formatAmount(bill.billAmount, this.locale, bill.currency)}</p>
+      ${bill.requireGCAmount === null
+        ? nothing
+        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.locale)}</p>`}
+      ${bill.merchantReference
+        ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
+        : nothing}`;
+    if (bill.isFinal) {
+      const outcome = finalOutcome(bill);
+      return html`<div part="base">
+        ${icon(outcome)}
+        <h2 part="heading" tabindex="-1">${s[outcome]}</h2>
+        ${summary}
+        <slot name=${outcome}></slot>
+        ${outcome !== 'paid' && !(this.billId && this.token) && (this.orderId || this.amount)
+          ? html`<button part="start-again-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
+          : nothing}
+      </div>`;
+    }
+    const left = this.#countdown.remaining;
+    const reconnecting = this._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing;
+    if (left <= 0) {
+      return html`<div part="base">
+        ${summary} ${icon('expired')}
+        <p part="status" class="strong">${s.checking}</p>
+        ${reconnecting}
+      </div>`;
+    }
+    const url = this.#url(bill);
+    const showing = this._chosenView ?? (this.mode === 'auto' ? this.#autoView : this.mode);
+    let payment;
+    if (url === null) {
+      payment = html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
+    } else if (showing === 'button') {
+      payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
+    } else {
+      if (this.#qrCache?.url !== url) this.#qrCache = { url, qr: qrPath(url) };
+      const { size, d } = this.#qrCache.qr;
+      payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
+          shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
+        <p class="muted">${s.scan}</p>
+        <button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
+    }
+    return html`<div part="base">
+      ${summary}
+      <p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>
+      ${payment}
+      <p part="status">${s.waiting}</p>
+      ${reconnecting}
+      ${url === null
+        ? nothing
+        : html`<button part="toggle-button" @click=${() => (this._chosenView = showing === 'button' ? 'qr' : 'button')}>
+            ${showing === 'button' ? s.showQr : s.showButton}
+          </button>`}
+      ${this.cancellable
+        ? html`<button part="cancel-button" ?disabled=${this._cancelling} @click=${this.#cancel}>${s.cancel}</button>`
+        : nothing}
+    </div>`;
+  }
+}
+
+function finalOutcome(view: BillView): FinalOutcome {
+  return view.outcome === 'pending' ? 'failed' : view.outcome;
+}
+
+function icon(name: keyof typeof icons): TemplateResult {
+  return html`<svg part="icon" class="icon ${name}" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle><path d=${icons[name]}></path></svg>`;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'bill-checkout': BillCheckout;
+  }
+}

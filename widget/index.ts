@@ -1,0 +1,8 @@
+import './define.js';
+
+export { BillCheckout } from './bill-checkout.js';
+export { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+export { BffError } from './bff-client.js';
+export { safeUrl } from './safe-url.js';
+export { en as englishStrings, stringsFor, type Strings } from './strings.js';
+export type { BillView, CreatedBillView, ErrorBody, Outcome } from './bill-view.js';

@@ -1,0 +1,26 @@
+const localHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Parses `allowed-schemes` (`"myapp:, otherapp"`) into normalized schemes (`myapp:`). */
+export function parseSchemes(list: string | null | undefined): string[] {
+  return (list ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase().replace(/:?$/, ':'))
+    .filter((s) => /^[a-z][a-z0-9+.-]*:$/.test(s) && s !== 'javascript:' && s !== 'data:');
+}
+
+/**
+ * The URL if a customer may be sent to it: `https:`, `http:` on a loopback host, or one of the
+ * merchant's extra schemes; otherwise `null`.
+ */
+export function safeUrl(url: string, extraSchemes: readonly string[] = []): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const scheme = parsed.protocol;
+  if (scheme === 'https:') return parsed.href;
+  if (scheme === 'http:') return localHosts.has(parsed.hostname) ? parsed.href : null;
+  return extraSchemes.includes(scheme) ? parsed.href : null;
+}
