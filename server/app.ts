@@ -19,6 +19,7 @@ import { adminRoutes } from './routes/admin.js';
 import { billRoutes } from './routes/bills.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { returnRoutes } from './routes/return.js';
 import type { Services } from './routes/services.js';
 import { createStreamRegistry } from './routes/streams.js';
@@ -126,6 +127,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   app.route('/api/hooks/callback', callbackRoutes(services));
   app.route('/api/hooks/return', returnRoutes(services));
   app.route('/api/admin', adminRoutes(services));
+  app.route('/api', openApiRoutes());
   app.route('/', healthRoutes(services));
 
   const parts: BillCheckoutParts = {

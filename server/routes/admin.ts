@@ -8,7 +8,7 @@ import type { ListBillsInput } from '../upstream/types.js';
 import { jsonBody } from './bill-access.js';
 import type { Services } from './services.js';
 
-const listBody = z.object({
+export const listBillsBody = z.object({
   filters: z.array(z.object({
     name: z.string().min(1).max(64),
     value: z.string().max(256),
@@ -19,7 +19,7 @@ const listBody = z.object({
   sort: z.object({ name: z.string().min(1).max(64), order: z.union([z.literal(1), z.literal(-1)]) }).optional(),
 });
 
-const customerBody = z.record(z.string(), z.unknown());
+export const bindCustomerBody = z.record(z.string(), z.unknown());
 
 function invalid(error: z.ZodError): ApiError {
   const issue = error.issues[0];
@@ -40,7 +40,7 @@ export function adminRoutes(s: Services): Hono {
   app.use('*', adminAuth({ token: s.config.adminToken }));
 
   app.post('/bills', async (c) => {
-    const parsed = listBody.safeParse(await jsonBody(c));
+    const parsed = listBillsBody.safeParse(await jsonBody(c));
     if (!parsed.success) throw invalid(parsed.error);
     const { filters, paging, sort } = parsed.data;
     const input: ListBillsInput = {};
@@ -62,7 +62,7 @@ export function adminRoutes(s: Services): Hono {
   });
 
   app.post('/customers', async (c) => {
-    const parsed = customerBody.safeParse(await jsonBody(c));
+    const parsed = bindCustomerBody.safeParse(await jsonBody(c));
     if (!parsed.success) throw invalid(parsed.error);
     const result = await s.upstream.bindCustomer(parsed.data).catch(upstreamError);
     return c.json(result);
