@@ -1,0 +1,60 @@
+// The BFF (createBillCheckout) on loopback, configured as `npm start` would be, against a given
+// service URL, on a temp SQLite file unless DATABASE_URL is set.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { Hono } from 'hono';
+import { listen } from './listen.mjs';
+import { importTs } from './ts.mjs';
+
+/**
+ * options: upstreamUrl (the service), env (more configuration), log ('silent' | 'stdout'),
+ * mount(root) (extra routes before the BFF's), onRequest(req) (sees each request first).
+ */
+export async function startBff(options) {
+  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts']
+      .map(importTs));
+  let handler = () => new globalThis.Response('starting', { status: 503 });
+  const served = await listen((req) => handler(req));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bff-'));
+  const config = loadConfig({
+    PORT: String(served.port),
+    PUBLIC_URL: served.url,
+    BILL_API_BASE_URL: options.upstreamUrl,
+    DATABASE_URL: process.env.DATABASE_URL || `file:${join(dir, 'bff.sqlite')}`,
+    CLIENT_AMOUNT_MIN: '1',
+    CLIENT_AMOUNT_MAX: '500',
+    CREATE_RATE_LIMIT_PER_MINUTE: '100000000',
+    ALLOWED_ORIGINS: '*',
+    ...options.env,
+  });
+  const store = await openStore(config.databaseUrl);
+  const signer = await loadSigner(config.upstream.signer, (p) => import(p));
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
+  const log = createLogger({
+    secrets: [config.upstream.key, config.upstream.secret],
+    ...(options.log === 'stdout' ? {} : { write: () => undefined }),
+  });
+  const app = createBillCheckout({ config, upstream, store, log });
+  const root = new Hono();
+  options.mount?.(root);
+  root.route('/', app);
+  const onRequest = options.onRequest;
+  handler = onRequest ? (req) => (onRequest(req), root.fetch(req)) : (req) => root.fetch(req);
+  app.start();
+  return {
+    url: served.url,
+    server: served.server,
+    app,
+    store,
+    config,
+    async close() {
+      await app.stop();
+      await served.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

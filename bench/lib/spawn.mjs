@@ -1,0 +1,49 @@
+// Forks bff-child.mjs and talks to it: `await bff.call('memory')`.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const child = fileURLToPath(new URL('./bff-child.mjs', import.meta.url));
+
+/** setup: { upstreamUrl, env?, bare? }. Resolves once the child listens. */
+export function spawnBff(setup) {
+  const proc = fork(child, [], {
+    // BENCH_CPU_PROF=DIR writes a .cpuprofile of the BFF there (for when a figure misses its goal).
+    execArgv: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: { ...process.env, BENCH_BFF: JSON.stringify(setup) },
+    // The BFF's info logs go nowhere, as they would to a log shipper; its errors show.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const waiting = new Map();
+  let nextId = 1;
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`the BFF child exited (${code}) before it was ready`)));
+    proc.on('message', (msg) => {
+      if (msg.ready) {
+        proc.removeAllListeners('exit');
+        resolve({
+          url: msg.url,
+          bareUrl: msg.bareUrl,
+          pid: msg.pid,
+          call(cmd, args) {
+            const id = nextId++;
+            return new Promise((res, rej) => {
+              waiting.set(id, { res, rej });
+              proc.send({ id, cmd, args });
+            });
+          },
+          async close() {
+            const exited = new Promise((res) => proc.once('exit', res));
+            await this.call('exit').catch(() => undefined);
+            await exited;
+          },
+        });
+        return;
+      }
+      const w = waiting.get(msg.id);
+      if (!w) return;
+      waiting.delete(msg.id);
+      if (msg.error) w.rej(new Error(msg.error));
+      else w.res(msg.result);
+    });
+  });
+}
