@@ -10,6 +10,7 @@ export default tseslint.config(
       globals: {
         console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
         setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', fetch: 'readonly',
+        performance: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly',
       },
     },
     rules: {

@@ -23,7 +23,7 @@ import { openApiRoutes } from './routes/openapi.js';
 import { returnRoutes } from './routes/return.js';
 import type { Services } from './routes/services.js';
 import { createStreamRegistry } from './routes/streams.js';
-import { createHub } from './status/hub.js';
+import { createHub, createSharedHub } from './status/hub.js';
 import type { Hub } from './status/hub.js';
 import { createReconciler } from './status/reconciler.js';
 import type { Reconciler } from './status/reconciler.js';
@@ -58,6 +58,8 @@ export interface BillCheckoutOptions {
 }
 
 export interface BillCheckoutParts {
+  /** Resolves once the hub hears other processes (at once with SQLite); serve after it. */
+  ready(): Promise<void>;
   /** Starts the reconciler and the notice worker. */
   start(): void;
   /** Stops them and ends open SSE streams. */
@@ -82,7 +84,8 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
 
-  const hub = createHub();
+  // Several processes on one PostgreSQL share changes through it; otherwise the hub is in-process.
+  const hub = store.events ? createSharedHub(store.events, { log }) : createHub();
   const noticeWorker = createNoticeWorker({
     ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,
   });
@@ -90,6 +93,8 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     store, upstream, config, hub, now, log,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     onBecameFinal: () => noticeWorker.kick(),
+    // Short: a process that died mid-requery holds its bill off the others no longer than this.
+    leaseMs: config.upstream.timeoutMs,
   });
   const creator = createBillCreator({ config, upstream, store, resolveOrder, now, log });
   const reconciler = createReconciler({
@@ -131,6 +136,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   app.route('/', healthRoutes(services));
 
   const parts: BillCheckoutParts = {
+    ready: () => hub.ready(),
     start() {
       reconciler.start();
       noticeWorker.start();
@@ -138,6 +144,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     async stop() {
       streams.closeAll();
       await Promise.all([reconciler.stop(), noticeWorker.stop()]);
+      await hub.close();
     },
     refresher, reconciler, noticeWorker, hub,
   };

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
     level: process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info',
   });
 
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, {
+    onError: (error) => log.warn('database connection error', { error }),
+  });
   const root = new Hono();
   let sandbox: Sandbox | null = null;
   if (config.embeddedSandbox) {
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
   });
   root.route('/', checkout);
+  await checkout.ready();
 
   // The drop-in element for pages that load it with a script tag (the CDN way).
   const bundle = fileURLToPath(new URL('../dist/bill-checkout.js', import.meta.url));

@@ -33,7 +33,13 @@ const unavailable = () => new ApiError(502, 'upstream_unavailable', 'The payment
 /** Positive decimal text, or null. Strings must be plain digits (no exponent to blow up). */
 function positiveAmount(value: string | number): string | null {
   if (typeof value === 'number' ? !Number.isFinite(value) : !PLAIN_AMOUNT.test(value.trim())) return null;
-  const amount = toDecimal(value);
+  let amount: string;
+  try {
+    amount = toDecimal(value);
+  } catch {
+    // A JSON number like 5e-324 has more decimal places than a decimal amount may.
+    return null;
+  }
   return compareDecimal(amount, '0') > 0 ? amount : null;
 }
 
@@ -80,11 +86,12 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     return amount !== null && compareDecimal(amount, bill.amount) === 0;
   }
 
-  async function replay(held: StoredBill, request: CreateRequest): Promise<CreatedBillView> {
+  /** `joinRunning`: false when the caller is the create running under this key (it must not wait for itself). */
+  async function replay(held: StoredBill, request: CreateRequest, joinRunning = true): Promise<CreatedBillView> {
     if (!sameRequest(held, request)) {
       throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
     }
-    const running = request.idempotencyKey === null ? undefined : byKey.get(request.idempotencyKey);
+    const running = request.idempotencyKey === null || !joinRunning ? undefined : byKey.get(request.idempotencyKey);
     if (running) return running.run;
     if (held.createState === 'created') return withToken(held);
     if (held.createState === 'creating') {
@@ -172,7 +179,8 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     }
     const { amount, currency } = await resolveAmount(request);
     const first = await insert(request, amount, request.idempotencyKey);
-    if (!first.inserted) return replay(first.bill, request);
+    // Lost to another process's insert of the same key (several instances on one database).
+    if (!first.inserted) return replay(first.bill, request, false);
     const view = await attempt(first.bill, request, amount, true);
     if (currency !== null && currency !== view.currency) {
       log.warn('order currency differs from the bill currency', { billId: view.billId, order: currency, bill: view.currency });

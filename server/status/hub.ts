@@ -1,13 +1,19 @@
+import type { Logger } from '../log.js';
+import type { StoreEvents } from '../store/types.js';
 import type { BillView } from '../../widget/bill-view.js';
 
 export type HubListener = (view: BillView) => void;
 
-/** In-process pub/sub of bill changes by billId (a PostgreSQL LISTEN/NOTIFY can feed it later). */
+/** Pub/sub of bill changes by billId: in-process, or across the processes sharing a store. */
 export interface Hub {
   subscribe(billId: string, listener: HubListener): () => void;
+  /** Delivers to local listeners at once, and to other processes when the hub is shared. */
   publish(view: BillView): void;
-  /** Listeners currently subscribed, all bills. */
+  /** Listeners currently subscribed in this process, all bills. */
   size(): number;
+  /** Resolves once changes from other processes arrive (at once for an in-process hub). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export function createHub(): Hub {
@@ -28,5 +34,60 @@ export function createHub(): Hub {
       for (const listener of [...(listeners.get(view.billId) ?? [])]) listener(view);
     },
     size: () => count,
+    ready: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
+
+export interface SharedHubOptions {
+  log: Logger;
+  /** The store's channel name (default `bill_status`). */
+  channel?: string;
+  /** Tells this process's own messages apart (default: a random UUID). */
+  instance?: string;
+}
+
+interface Message {
+  from: string;
+  view: BillView;
+}
+
+/**
+ * The hub across processes (PostgreSQL LISTEN/NOTIFY through the store): a change is delivered
+ * locally at once and sent as `{from, view}` to every other process, which hands it to its own
+ * watchers. A BillView is a few hundred bytes, well under NOTIFY's 8 KB payload limit.
+ */
+export function createSharedHub(events: StoreEvents, options: SharedHubOptions): Hub {
+  const { log } = options;
+  const channel = options.channel ?? 'bill_status';
+  const instance = options.instance ?? crypto.randomUUID();
+  const local = createHub();
+  const listening = events.listen(channel, (payload) => {
+    let message: Message;
+    try {
+      message = JSON.parse(payload) as Message;
+    } catch (error) {
+      log.warn('status message is not JSON; ignored', { error });
+      return;
+    }
+    if (message.from !== instance && typeof message.view?.billId === 'string') local.publish(message.view);
+  });
+  listening.catch(() => undefined); // reported by ready()
+  return {
+    subscribe: local.subscribe,
+    size: local.size,
+    publish(view) {
+      local.publish(view);
+      events.notify(channel, JSON.stringify({ from: instance, view } satisfies Message)).catch((error: unknown) => {
+        log.warn('status notify failed; other instances see it on their next requery', { billId: view.billId, error });
+      });
+    },
+    ready: async () => {
+      await listening;
+    },
+    async close() {
+      const stop = await listening.catch(() => null);
+      await stop?.();
+    },
   };
 }

@@ -19,8 +19,11 @@ export interface ReconcilerOptions {
 export interface Reconciler {
   start(): void;
   stop(): Promise<void>;
-  /** One pass: requery pending bills without fresh news, settle stale creates. */
-  runOnce(): Promise<{ requeried: number; settled: number }>;
+  /**
+   * One pass: requery pending bills without fresh news, settle stale creates. Skipped (all zero,
+   * `skipped: true`) while another process sharing the store runs its pass.
+   */
+  runOnce(): Promise<{ requeried: number; settled: number; skipped?: boolean }>;
 }
 
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -39,6 +42,11 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   let running: Promise<unknown> | null = null;
 
   async function runOnce() {
+    const pass = await store.exclusive('bill-checkout:reconciler', passOnce);
+    return pass.ran ? pass.value : { requeried: 0, settled: 0, skipped: true };
+  }
+
+  async function passOnce() {
     const t = now();
     const pending = await store.listPending(t - intervalMs, batchSize);
     let requeried = 0;

@@ -10,7 +10,8 @@ export interface Refreshed {
   bill: StoredBill;
   /**
    * True when `bill` is known to be current: final, fresh, or just requeried and stored.
-   * False when a requery or storing its result failed and `bill` is the stored one.
+   * False when `bill` is the stored one: a requery or storing its result failed, or another
+   * process holds the right to requery it now (its change arrives through the hub).
    */
   confirmed: boolean;
 }
@@ -34,6 +35,11 @@ export interface RefresherOptions {
   onBecameFinal: () => void;
   now: () => number;
   log: Logger;
+  /** How long a claim to requery a bill keeps other processes off it, ms (default 10_000). */
+  leaseMs?: number;
+  /** News whose bill another process is requerying waits in steps of this, ms (default 20). */
+  waitStepMs?: number;
+  sleep?: (ms: number) => Promise<void>;
 }
 
 interface Flight {
@@ -42,15 +48,42 @@ interface Flight {
   followUp: { promise: Promise<Refreshed | null>; resolve: (r: Refreshed | null) => void; reject: (e: unknown) => void } | null;
 }
 
-/** One refresher per process: every requery of a bill goes through it, at most one in flight per bill. */
+/**
+ * One refresher per process: every requery of a bill goes through it, at most one in flight per
+ * bill here, and through the store's claim at most one among all processes sharing the store.
+ */
 export function createRefresher(options: RefresherOptions): Refresher {
   const { store, upstream, config, hub, channels, onBecameFinal, now, log } = options;
+  const leaseMs = options.leaseMs ?? 10_000;
+  const waitStepMs = options.waitStepMs ?? 20;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const flights = new Map<string, Flight>();
 
-  async function requery(billId: string): Promise<Refreshed | null> {
-    const bill = await store.getByBillId(billId);
-    if (!bill) return null;
-    if (bill.isFinal) return { bill, confirmed: true };
+  /**
+   * A read requeries only if it wins the claim (else another process is on it: serve the stored
+   * bill). News must see a requery that starts after it, so it waits out another's claim.
+   */
+  async function requery(billId: string, maxAgeMs: number | 'news'): Promise<Refreshed | null> {
+    const news = maxAgeMs === 'news';
+    const waits = Math.ceil(leaseMs / waitStepMs) + 1;
+    for (let attempt = 0; ; attempt++) {
+      const bill = await store.getByBillId(billId);
+      if (!bill) return null;
+      if (bill.isFinal) return { bill, confirmed: true };
+      const at = now();
+      if (await store.claimRefresh(billId, at, news ? 0 : maxAgeMs, leaseMs)) {
+        try {
+          return await requeryClaimed(billId, bill);
+        } finally {
+          await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
+        }
+      }
+      if (!news || attempt >= waits) return { bill, confirmed: false };
+      await sleep(waitStepMs);
+    }
+  }
+
+  async function requeryClaimed(billId: string, bill: StoredBill): Promise<Refreshed> {
     let record: StatusRecord;
     try {
       record = await upstream.requeryBill(billId);
@@ -79,12 +112,12 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  function begin(billId: string): Flight {
+  function begin(billId: string, maxAgeMs: number | 'news'): Flight {
     const flight: Flight = { promise: Promise.resolve(null), followUp: null };
-    flight.promise = requery(billId).finally(() => {
+    flight.promise = requery(billId, maxAgeMs).finally(() => {
       const next = flight.followUp;
       if (next) {
-        begin(billId).promise.then(next.resolve, next.reject);
+        begin(billId, 'news').promise.then(next.resolve, next.reject);
       } else if (flights.get(billId) === flight) {
         flights.delete(billId);
       }
@@ -101,11 +134,11 @@ export function createRefresher(options: RefresherOptions): Refresher {
       if (!bill) return null;
       if (bill.isFinal) return { bill, confirmed: true };
       if (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs) return { bill, confirmed: true };
-      return (flights.get(billId) ?? begin(billId)).promise;
+      return (flights.get(billId) ?? begin(billId, maxAgeMs)).promise;
     },
     news(billId) {
       const flight = flights.get(billId);
-      if (!flight) return begin(billId).promise;
+      if (!flight) return begin(billId, 'news').promise;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;

@@ -1,9 +1,12 @@
 // DATABASE_URL → a migrated Store. `file:PATH` is SQLite at PATH (relative to the working
-// directory; its folder is created). PostgreSQL is planned behind the same contract.
+// directory; its folder is created); `postgres://…` (or `postgresql://…`) is PostgreSQL, which
+// several BFF instances can share.
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPostgresStore } from './postgres.js';
+import type { PostgresStoreOptions } from './postgres.js';
 import { createSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
@@ -14,18 +17,7 @@ function sqlitePath(databaseUrl: string): string {
   return path === ':memory:' ? path : resolve(path);
 }
 
-export async function openStore(databaseUrl: string): Promise<Store> {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    throw new Error('PostgreSQL store: not yet available; use DATABASE_URL=file:PATH (SQLite)');
-  }
-  if (!databaseUrl.startsWith('file:')) {
-    // Only the scheme is echoed: the rest of a URL may hold a password.
-    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? '(none)';
-    throw new Error(`DATABASE_URL must be file:PATH or postgres://…; scheme ${scheme} is not supported`);
-  }
-  const path = sqlitePath(databaseUrl);
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const store = createSqliteStore(path);
+async function migrated(store: Store): Promise<Store> {
   try {
     await store.migrate();
   } catch (err) {
@@ -33,4 +25,16 @@ export async function openStore(databaseUrl: string): Promise<Store> {
     throw err;
   }
   return store;
+}
+
+export async function openStore(databaseUrl: string, pgOptions: PostgresStoreOptions = {}): Promise<Store> {
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return migrated(createPostgresStore(databaseUrl, pgOptions));
+  if (!databaseUrl.startsWith('file:')) {
+    // Only the scheme is echoed: the rest of a URL may hold a password.
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? '(none)';
+    throw new Error(`DATABASE_URL must be file:PATH or postgres://…; scheme ${scheme} is not supported`);
+  }
+  const path = sqlitePath(databaseUrl);
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  return migrated(createSqliteStore(path));
 }

@@ -120,6 +120,11 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     return rows.map((r) => toNotice({ ...r, attempts: r.attempts + 1, lease_until: at + leaseMs }));
   });
 
+  // SQLite serves one process (its hub is in-process too), so requery claims and exclusive work
+  // are tracked in memory: a crash cannot leave one behind.
+  const refreshLeases = new Map<string, number>();
+  const running = new Set<string>();
+
   return {
     async migrate() {
       migrateSqlite(db, now());
@@ -198,6 +203,28 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       const rows = q(`SELECT * FROM notices WHERE bill_id IN (SELECT value FROM json_each(?))
         ORDER BY bill_id, channel`).all(JSON.stringify(billIds)) as NoticeRow[];
       return rows.map(toNotice);
+    },
+
+    async claimRefresh(billId, at, maxAgeMs, leaseMs) {
+      const bill = billWhere('bill_id', billId);
+      if (!bill || bill.isFinal) return false;
+      if (maxAgeMs > 0 && bill.checkedAt !== null && bill.checkedAt > at - maxAgeMs) return false;
+      const held = refreshLeases.get(billId);
+      if (held !== undefined && held > at) return false;
+      refreshLeases.set(billId, at + leaseMs);
+      return true;
+    },
+    async releaseRefresh(billId, leaseUntil) {
+      if (refreshLeases.get(billId) === leaseUntil) refreshLeases.delete(billId);
+    },
+    async exclusive(name, work) {
+      if (running.has(name)) return { ran: false };
+      running.add(name);
+      try {
+        return { ran: true, value: await work() };
+      } finally {
+        running.delete(name);
+      }
     },
   };
 }

@@ -82,6 +82,17 @@ export interface Notice {
   lastError: string | null;
 }
 
+/** Messages between the processes that share one store (PostgreSQL LISTEN/NOTIFY). */
+export interface StoreEvents {
+  /** Sends `payload` (at most a few KB) to every listener of `channel`, in every process. */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Calls `onMessage` with every payload sent on `channel`; resolves once listening, to a stop function. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
+/** What `exclusive` answers: whether this process ran the work, and its value. */
+export type ExclusiveResult<T> = { ran: true; value: T } | { ran: false };
+
 export interface Store {
   /** Creates or upgrades the schema. Safe to call on every start and from several processes. */
   migrate(): Promise<void>;
@@ -125,4 +136,17 @@ export interface Store {
   markNoticeFailed(id: string, channel: NoticeChannel, nextAttemptAt: number, error: string): Promise<void>;
   /** Notices of these bills, for the admin page. */
   noticesFor(billIds: string[]): Promise<Notice[]>;
+
+  /**
+   * Takes the right to requery a bill, for every process sharing the store: true when the bill
+   * is not final, its status was not checked within `maxAgeMs` (`maxAgeMs <= 0`: whatever its age,
+   * for news) and nobody holds an unexpired claim; the claim then lasts until `now + leaseMs`.
+   */
+  claimRefresh(billId: string, now: number, maxAgeMs: number, leaseMs: number): Promise<boolean>;
+  /** Gives a claim back early (the requery is done); `leaseUntil` is `now + leaseMs` of the claim. */
+  releaseRefresh(billId: string, leaseUntil: number): Promise<void>;
+  /** Runs `work` unless another process sharing the store is running work under `name` (no wait). */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<ExclusiveResult<T>>;
+  /** Present when several processes share the store and can message each other through it. */
+  readonly events?: StoreEvents;
 }

@@ -1,0 +1,314 @@
+// The PostgreSQL store (pg Pool), for several BFF instances on one database. Every multi-step
+// change is one transaction that locks the bill row (SELECT … FOR UPDATE); uniqueness is held by
+// constraints (INSERT … ON CONFLICT DO NOTHING), so concurrent instances agree without retries.
+// Notices are claimed with FOR UPDATE SKIP LOCKED; requery claims are a leased column updated in
+// one statement; `exclusive` is a session advisory lock; `events` is LISTEN/NOTIFY.
+
+import pg from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
+import type { CreatedBill } from '../upstream/types.js';
+import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { migratePostgres } from './postgres-migrations.js';
+import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
+import type { BillRow, NoticeRow } from './sqlite-rows.js';
+import type { NoticeChannel, Store, StoreEvents, StoredBill } from './types.js';
+
+export interface PostgresStoreOptions {
+  /** Pool size (default 10). */
+  max?: number;
+  /** Schema to work in (search_path), for tests that share one database. */
+  schema?: string;
+  /** Clock for bookkeeping the contract does not pass a time for (migrations). */
+  now?: () => number;
+  /** Called when a LISTEN connection fails (it reconnects by itself). */
+  onError?: (error: unknown) => void;
+}
+
+const MAX_ERROR_LENGTH = 500;
+const LISTEN_RETRY_MS = 500;
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** pg answers BIGINT as text and BOOLEAN as boolean: bring rows to the shape the mappers take. */
+function billRow(r: QueryResultRow): BillRow {
+  return {
+    ...(r as BillRow),
+    expired_on: numOrNull(r.expired_on),
+    status: numOrNull(r.status),
+    is_final: r.is_final === true ? 1 : 0,
+    date_time: numOrNull(r.date_time),
+    checked_at: numOrNull(r.checked_at),
+    created_at: num(r.created_at),
+    updated_at: num(r.updated_at),
+  };
+}
+
+function noticeRow(r: QueryResultRow): NoticeRow {
+  return {
+    ...(r as NoticeRow),
+    attempts: num(r.attempts),
+    next_attempt_at: num(r.next_attempt_at),
+    lease_until: numOrNull(r.lease_until),
+    delivered_at: numOrNull(r.delivered_at),
+  };
+}
+
+const toBill = (r: QueryResultRow): StoredBill => toStoredBill(billRow(r));
+
+type Queryable = Pick<PoolClient, 'query'>;
+
+export function createPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Store {
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? (() => undefined);
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('schema must be a plain lower-case name');
+  const clientConfig = { connectionString, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  const pool = new pg.Pool({ ...clientConfig, max: options.max ?? 10 });
+  // An idle client whose server went away: the next query reports it; this must not crash the process.
+  pool.on('error', onError);
+  const listeners = new Set<() => Promise<void>>();
+
+  async function tx<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const value = await work(client);
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async function billWhere(db: Queryable, column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string, lock = false) {
+    const { rows } = await db.query(`SELECT * FROM bills WHERE ${column} = $1${lock ? ' FOR UPDATE' : ''}`, [value]);
+    return rows[0] ? toBill(rows[0]) : null;
+  }
+  async function mustGet(db: Queryable, column: 'merchant_reference' | 'bill_id', value: string, lock = false) {
+    const bill = await billWhere(db, column, value, lock);
+    if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
+    return bill;
+  }
+
+  const events: StoreEvents = {
+    async notify(channel, payload) {
+      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async listen(channel, onMessage) {
+      let stopped = false;
+      let client: pg.Client | null = null;
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client(clientConfig);
+        c.on('notification', (n) => {
+          if (n.channel === channel && n.payload !== undefined) onMessage(n.payload);
+        });
+        c.on('error', (error) => {
+          onError(error);
+          void c.end().catch(() => undefined);
+          if (client === c) client = null;
+          if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
+        });
+        await c.connect();
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        client = c;
+      };
+      const reconnect = async () => {
+        if (stopped || client) return;
+        await connect().catch((error: unknown) => {
+          onError(error);
+          if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
+        });
+      };
+      await connect();
+      const stop = async () => {
+        stopped = true;
+        listeners.delete(stop);
+        await client?.end().catch(() => undefined);
+        client = null;
+      };
+      listeners.add(stop);
+      return stop;
+    },
+  };
+
+  return {
+    events,
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await migratePostgres(client, now());
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await Promise.all([...listeners].map((stop) => stop()));
+      if (!pool.ended) await pool.end();
+    },
+
+    async insertBill(bill) {
+      const { rows } = await pool.query(
+        `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, token, hook_token,
+           create_state, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'creating', $7, $7)
+         ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+        [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.token, bill.hookToken, bill.createdAt],
+      );
+      if (rows[0]) return { inserted: true, bill: toBill(rows[0]) };
+      // ON CONFLICT waited for the holder's transaction to commit: this read sees it.
+      const holder = await billWhere(pool, 'idempotency_key', bill.idempotencyKey!);
+      if (!holder) throw new StoreConflictError(`Idempotency key conflict without a holder`);
+      return { inserted: false, bill: holder };
+    },
+    async completeCreate(ref, created: CreatedBill, at) {
+      return tx(async (c) => {
+        const bill = await mustGet(c, 'merchant_reference', ref, true);
+        if (bill.billId !== null && bill.billId !== created.billId) {
+          throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
+        }
+        if (bill.billId === created.billId && bill.createState === 'created') return bill;
+        const { rows } = await c.query(
+          `UPDATE bills SET bill_id = $1, bill_url = $2, amount = $3, currency = $4, require_gc_amount = $5,
+             expired_on = $6, create_state = 'created', updated_at = $7
+           WHERE merchant_reference = $8 RETURNING *`,
+          [created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
+            created.expiredOn, at, ref],
+        );
+        return toBill(rows[0]!);
+      });
+    },
+    async failCreate(ref, at) {
+      await tx(async (c) => {
+        await mustGet(c, 'merchant_reference', ref, true);
+        await c.query(`UPDATE bills SET create_state = 'failed', updated_at = $1
+          WHERE merchant_reference = $2 AND create_state = 'creating'`, [at, ref]);
+      });
+    },
+
+    getByReference: (ref) => billWhere(pool, 'merchant_reference', ref),
+    getByBillId: (billId) => billWhere(pool, 'bill_id', billId),
+    getByIdempotencyKey: (key) => billWhere(pool, 'idempotency_key', key),
+    async findOpenByOrderId(orderId, at) {
+      const { rows } = await pool.query(`SELECT * FROM bills
+        WHERE order_id = $1 AND create_state = 'created' AND NOT is_final AND expired_on > $2
+        ORDER BY created_at DESC, seq DESC LIMIT 1`, [orderId, at]);
+      return rows[0] ? toBill(rows[0]) : null;
+    },
+
+    async applyStatus({ billId, record, outcome, checkedAt }, channels) {
+      return tx(async (c) => {
+        const stored = await mustGet(c, 'bill_id', billId, true);
+        if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
+        const final = outcome !== 'pending';
+        if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
+          const { rows } = await c.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2 RETURNING *', [checkedAt, billId]);
+          return { bill: toBill(rows[0]!), changed: false, becameFinal: false };
+        }
+        const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
+        const { rows } = await c.query(
+          `UPDATE bills SET status = $1, status_name = $2, is_final = $3, outcome = $4, date_time = $5,
+             checked_at = $6, updated_at = $7
+           WHERE bill_id = $8 RETURNING *`,
+          [record.status, record.statusName, final, outcome, record.dateTime, checkedAt,
+            changed ? checkedAt : stored.updatedAt, billId],
+        );
+        if (final) {
+          for (const channel of new Set(channels)) {
+            await c.query(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
+              VALUES ($1, $2, $3, 0, $4, $4) ON CONFLICT (bill_id, channel) DO NOTHING`,
+            [noticeId(billId, channel), channel, billId, checkedAt]);
+          }
+        }
+        return { bill: toBill(rows[0]!), changed, becameFinal: final };
+      });
+    },
+    async touchChecked(billId, checkedAt) {
+      await pool.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2', [checkedAt, billId]);
+    },
+
+    async listPending(checkedBefore, limit) {
+      const { rows } = await pool.query(`SELECT * FROM bills
+        WHERE create_state = 'created' AND NOT is_final AND (checked_at IS NULL OR checked_at < $1)
+        ORDER BY checked_at NULLS FIRST, created_at LIMIT $2`, [checkedBefore, limit]);
+      return rows.map(toBill);
+    },
+    async listCreating(createdBefore, limit) {
+      const { rows } = await pool.query(`SELECT * FROM bills WHERE create_state = 'creating' AND created_at < $1
+        ORDER BY created_at LIMIT $2`, [createdBefore, limit]);
+      return rows.map(toBill);
+    },
+
+    async claimNotices(channel: NoticeChannel, at, leaseMs, limit) {
+      const { rows } = await pool.query(
+        `UPDATE notices n SET lease_until = $3, attempts = n.attempts + 1
+         FROM (SELECT bill_id, channel FROM notices
+               WHERE channel = $1 AND delivered_at IS NULL AND next_attempt_at <= $2
+                 AND (lease_until IS NULL OR lease_until <= $2)
+               ORDER BY next_attempt_at, id COLLATE "C" LIMIT $4
+               FOR UPDATE SKIP LOCKED) due
+         WHERE n.bill_id = due.bill_id AND n.channel = due.channel
+         RETURNING n.*`,
+        [channel, at, at + leaseMs, limit],
+      );
+      const notices = rows.map((r) => noticeRow(r));
+      notices.sort((a, b) => a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return notices.map(toNotice);
+    },
+    async markNoticeDelivered(id, channel, at) {
+      await pool.query(`UPDATE notices SET delivered_at = COALESCE(delivered_at, $1), lease_until = NULL
+        WHERE id = $2 AND channel = $3`, [at, id, channel]);
+    },
+    async markNoticeFailed(id, channel, nextAttemptAt, error) {
+      await pool.query(`UPDATE notices SET next_attempt_at = $1, last_error = $2, lease_until = NULL
+        WHERE id = $3 AND channel = $4 AND delivered_at IS NULL`,
+      [nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel]);
+    },
+    async noticesFor(billIds) {
+      if (billIds.length === 0) return [];
+      const { rows } = await pool.query(`SELECT * FROM notices WHERE bill_id = ANY($1::text[])
+        ORDER BY bill_id COLLATE "C", channel COLLATE "C"`, [billIds]);
+      return rows.map((r) => toNotice(noticeRow(r)));
+    },
+
+    async claimRefresh(billId, at, maxAgeMs, leaseMs) {
+      // One statement: the row lock makes a concurrent claim re-check these conditions after us.
+      const { rowCount } = await pool.query(
+        `UPDATE bills SET refresh_lease_until = $2 + $4::bigint
+         WHERE bill_id = $1 AND NOT is_final
+           AND ($3::bigint <= 0 OR checked_at IS NULL OR checked_at <= $2 - $3::bigint)
+           AND (refresh_lease_until IS NULL OR refresh_lease_until <= $2)`,
+        [billId, at, maxAgeMs, leaseMs],
+      );
+      return rowCount === 1;
+    },
+    async releaseRefresh(billId, leaseUntil) {
+      await pool.query('UPDATE bills SET refresh_lease_until = NULL WHERE bill_id = $1 AND refresh_lease_until = $2',
+        [billId, leaseUntil]);
+    },
+    async exclusive(name, work) {
+      // A session lock needs one connection for the whole run; work itself uses the pool.
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked', [name]);
+        if (!rows[0]?.locked) return { ran: false };
+        try {
+          return { ran: true, value: await work() };
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [name]).catch((e: Error) => (broken = e));
+        }
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}

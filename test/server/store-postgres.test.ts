@@ -1,0 +1,178 @@
+// The PostgreSQL store: the Store contract unchanged, the requery claim and exclusive work on
+// both stores, then what only PostgreSQL has (concurrent pools, migrations, LISTEN/NOTIFY).
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { openStore } from '../../server/store/open-store.js';
+import { createPostgresStore } from '../../server/store/postgres.js';
+import { PG_MIGRATIONS } from '../../server/store/postgres-migrations.js';
+import { createSqliteStore } from '../../server/store/sqlite.js';
+import type { Store } from '../../server/store/types.js';
+import { createdBill, newBill, statusRecord, storeContract } from './store-contract.js';
+import { startPg } from './support/pg.js';
+import type { PgCluster } from './support/pg.js';
+
+const T0 = 1_800_000_000_000;
+const cluster: PgCluster = await startPg();
+after(() => cluster.stop());
+
+async function pgStore(): Promise<{ store: Store; schema: string }> {
+  const schema = await cluster.createSchema();
+  return { store: createPostgresStore(cluster.url, { schema }), schema };
+}
+
+storeContract('postgres', async () => {
+  const { store } = await pgStore();
+  return { store, cleanup: () => store.close() };
+});
+
+async function createdIn(store: Store, billId: string): Promise<void> {
+  const bill = newBill();
+  await store.insertBill(bill);
+  await store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, billId), T0);
+}
+
+const sqliteDir = await mkdtemp(join(tmpdir(), 'store-claims-'));
+after(() => rm(sqliteDir, { recursive: true, force: true }));
+let sqliteFiles = 0;
+
+for (const [name, make] of [
+  ['sqlite', async () => createSqliteStore(join(sqliteDir, `c-${++sqliteFiles}.sqlite`))],
+  ['postgres', async () => (await pgStore()).store],
+] as const) {
+  describe(`Store requery claims and exclusive work: ${name}`, () => {
+    it('gives the right to requery once per window, none while a claim is held, none for a final bill', async (t) => {
+      const store = await make();
+      t.after(() => store.close());
+      await store.migrate();
+      await createdIn(store, 'C1');
+      assert.equal(await store.claimRefresh('C1', T0, 1000, 500), true, 'never checked');
+      assert.equal(await store.claimRefresh('C1', T0 + 10, 1000, 500), false, 'held');
+      assert.equal(await store.claimRefresh('C1', T0 + 10, 0, 500), false, 'news waits for a held claim too');
+      await store.releaseRefresh('C1', T0 + 500);
+      await store.applyStatus({ billId: 'C1', record: statusRecord('C1', 1, T0), outcome: 'pending', checkedAt: T0 + 20 }, []);
+      assert.equal(await store.claimRefresh('C1', T0 + 30, 1000, 500), false, 'checked within the window');
+      assert.equal(await store.claimRefresh('C1', T0 + 30, 0, 500), true, 'news: whatever the age');
+      assert.equal(await store.claimRefresh('C1', T0 + 529, 0, 500), false);
+      assert.equal(await store.claimRefresh('C1', T0 + 530, 0, 500), true, 'an expired claim is taken over');
+      await store.releaseRefresh('C1', T0 + 30 + 500); // a stale release does not free the new claim
+      assert.equal(await store.claimRefresh('C1', T0 + 600, 0, 500), false);
+      await store.releaseRefresh('C1', T0 + 1030);
+      assert.equal(await store.claimRefresh('C1', T0 + 1020, 1000, 500), true, 'window passed');
+      await store.releaseRefresh('C1', T0 + 1520);
+      await store.applyStatus({ billId: 'C1', record: statusRecord('C1', 2, T0 + 2), outcome: 'paid', checkedAt: T0 + 1100 }, []);
+      assert.equal(await store.claimRefresh('C1', T0 + 9000, 0, 500), false, 'final');
+      assert.equal(await store.claimRefresh('missing', T0, 0, 500), false);
+    });
+
+    it('runs exclusive work once at a time under one name', async (t) => {
+      const store = await make();
+      t.after(() => store.close());
+      await store.migrate();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const first = store.exclusive('pass', async () => {
+        await gate;
+        return 1;
+      });
+      assert.deepEqual(await store.exclusive('pass', async () => 2), { ran: false });
+      assert.deepEqual(await store.exclusive('other', async () => 3), { ran: true, value: 3 });
+      release();
+      assert.deepEqual(await first, { ran: true, value: 1 });
+      assert.deepEqual(await store.exclusive('pass', async () => 4), { ran: true, value: 4 });
+    });
+  });
+}
+
+describe('PostgreSQL store', () => {
+  let schema: string;
+  let stores: Store[];
+  before(async () => {
+    schema = await cluster.createSchema();
+    stores = Array.from({ length: 4 }, () => createPostgresStore(cluster.url, { schema, max: 4 }));
+  });
+  after(() => Promise.all(stores.map((s) => s.close())));
+
+  it('migrates once from several pools at once, and keeps amounts as text', async () => {
+    await Promise.all(stores.map((s) => s.migrate()));
+    const raw = new pg.Client({ connectionString: cluster.url, options: `-c search_path=${schema}` });
+    await raw.connect();
+    try {
+      const versions = (await raw.query('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+      assert.deepEqual(versions, PG_MIGRATIONS.map((m) => m.version));
+      await stores[0]!.insertBill(newBill({ amount: '0.10', merchantReference: 'amount-text' }));
+      const { rows } = await raw.query(`SELECT amount, pg_typeof(amount)::text AS t FROM bills WHERE merchant_reference = 'amount-text'`);
+      assert.deepEqual(rows[0], { amount: '0.10', t: 'text' });
+    } finally {
+      await raw.end();
+    }
+  });
+
+  it('many pools inserting the same idempotency keys at once make one bill per key', async () => {
+    const keys = 20;
+    const results = await Promise.all(stores.flatMap((s, w) => Array.from({ length: keys }, (_, k) =>
+      s.insertBill(newBill({ merchantReference: `race-${w}-${k}`, idempotencyKey: `race-key-${k}` })))));
+    for (let k = 0; k < keys; k++) {
+      const holders = new Set(results.filter((r) => r.bill.idempotencyKey === `race-key-${k}`).map((r) => r.bill.merchantReference));
+      assert.equal(holders.size, 1, `race-key-${k}`);
+    }
+    assert.equal(results.filter((r) => r.inserted).length, keys);
+  });
+
+  it('a final status stays final and queues one notice, with applies racing on several pools', async () => {
+    await createdIn(stores[0]!, 'R1');
+    const results = await Promise.all(stores.map((s, i) =>
+      s.applyStatus({ billId: 'R1', record: statusRecord('R1', 2, T0 + i), outcome: 'paid', checkedAt: T0 + 10 }, ['webhook'])));
+    assert.equal(results.filter((r) => r.becameFinal).length, 1);
+    const claims = await Promise.all(stores.map((s) => s.claimNotices('webhook', T0 + 20, 1000, 10)));
+    assert.equal(claims.flat().length, 1, 'one claim among the pools');
+  });
+
+  it('claims a requery once among pools racing for it', async () => {
+    await createdIn(stores[0]!, 'R2');
+    const won = await Promise.all(stores.flatMap((s) => [s, s].map(() => s.claimRefresh('R2', T0, 1000, 5000))));
+    assert.equal(won.filter(Boolean).length, 1);
+  });
+
+  it('runs exclusive work in one pool at a time', async () => {
+    let inside = 0;
+    let most = 0;
+    const runs = await Promise.all(stores.map((s) => s.exclusive('reconcile', async () => {
+      most = Math.max(most, ++inside);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      inside--;
+    })));
+    assert.equal(most, 1);
+    assert.ok(runs.filter((r) => r.ran).length >= 1);
+  });
+
+  it('delivers NOTIFY payloads to listeners in other pools, in order', async () => {
+    const got: string[] = [];
+    let done!: () => void;
+    const all = new Promise<void>((resolve) => (done = resolve));
+    const stop = await stores[1]!.events!.listen('test_channel', (p) => {
+      got.push(p);
+      if (got.length === 3) done();
+    });
+    for (const p of ['a', 'b', 'c']) await stores[2]!.events!.notify('test_channel', p);
+    await all;
+    await stop();
+    assert.deepEqual(got, ['a', 'b', 'c']);
+  });
+
+  it('openStore opens postgres:// migrated, and a bad server fails without echoing the password', async () => {
+    const store = await openStore(await cluster.createDatabase());
+    try {
+      assert.equal((await store.insertBill(newBill())).inserted, true);
+    } finally {
+      await store.close();
+    }
+    await assert.rejects(openStore('postgres://u:hunter22@127.0.0.1:1/x'), (err: Error) => {
+      assert.doesNotMatch(err.message, /hunter22/);
+      return true;
+    });
+  });
+});
