@@ -41,7 +41,11 @@ export function rateLimit({ limit, windowMs, key, now, maxClients = 10_000 }: Ra
       });
     }
     bucket.tokens -= 1;
-    if (!buckets.has(k) && buckets.size >= maxClients) prune(t);
+    if (!buckets.has(k) && buckets.size >= maxClients) {
+      prune(t);
+      // Many new addresses at once leave nothing to prune: drop the oldest, or the map grows without bound.
+      if (buckets.size >= maxClients) buckets.delete(buckets.keys().next().value!);
+    }
     buckets.set(k, bucket);
     await next();
   };

@@ -6,10 +6,10 @@ export interface ServerTimeOptions {
   now: () => number;
 }
 
-/** Lets a widget correct its countdown for a skewed device clock. */
+/** Lets a widget correct its countdown for a skewed device clock. Stamped as the request arrives. */
 export function serverTime({ now }: ServerTimeOptions): MiddlewareHandler {
   return async function stampServerTime(c, next) {
+    c.header(SERVER_TIME_HEADER, String(now()));
     await next();
-    c.res.headers.set(SERVER_TIME_HEADER, String(now()));
   };
 }

@@ -28,6 +28,11 @@ function invalid(error: z.ZodError): ApiError {
 }
 
 function upstreamError(error: unknown): never {
+  // The service called the request itself invalid (a filter or customer field it does not take):
+  // the caller's to fix, so a 400, not a 5xx.
+  if (error instanceof BillApiRejectedError && (error.httpStatus === 400 || error.httpStatus === 422)) {
+    throw new ApiError(400, 'invalid_request', `The payment service refused the request: code ${error.code}, "${error.serviceMessage}".`);
+  }
   if (error instanceof BillApiRejectedError) {
     throw new ApiError(502, 'upstream_rejected', `The payment service refused: code ${error.code}, "${error.serviceMessage}".`);
   }

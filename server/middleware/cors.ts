@@ -1,0 +1,43 @@
+import type { MiddlewareHandler } from 'hono';
+
+export interface BrowserCorsOptions {
+  /** Allowed origins; `*` allows any. */
+  origins: string[];
+  allowMethods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds: number;
+}
+
+/**
+ * CORS for the browser routes. Headers are set with `c.header()` before the handler runs, so the
+ * handler's response is built once with them (hono/cors edits `c.res` afterwards, which costs a
+ * second Response per request and takes @hono/node-server off its fast path).
+ */
+export function browserCors(options: BrowserCorsOptions): MiddlewareHandler {
+  const any = options.origins.includes('*');
+  const allowed = new Set(options.origins);
+  const methods = options.allowMethods.join(',');
+  const headers = options.allowHeaders.join(',');
+  const expose = options.exposeHeaders.join(',');
+  const maxAge = String(options.maxAgeSeconds);
+
+  return async function cors(c, next) {
+    const origin = c.req.header('origin');
+    const allow = origin === undefined ? null : any ? '*' : allowed.has(origin) ? origin : null;
+    if (!any) c.header('Vary', 'Origin');
+    if (allow !== null) {
+      c.header('Access-Control-Allow-Origin', allow);
+      c.header('Access-Control-Expose-Headers', expose);
+    }
+    if (c.req.method === 'OPTIONS') {
+      if (allow !== null) {
+        c.header('Access-Control-Allow-Methods', methods);
+        c.header('Access-Control-Allow-Headers', headers);
+        c.header('Access-Control-Max-Age', maxAge);
+      }
+      return c.body(null, 204);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,48 @@
+// A sandbox served here and server/main.ts in its own process against it, on a temp SQLite file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { createSandbox } from '../../../server/sandbox/sandbox.js';
+import type { Sandbox } from '../../../server/sandbox/sandbox.js';
+import { startMain } from '../../server/support/child.js';
+import type { Child } from '../../server/support/child.js';
+import { freePort, serveOn } from '../../server/support/servers.js';
+
+export const CHILD_KEY = 'child-key-0f4d2a';
+export const CHILD_SECRET = 'child-secret-77b1e0c4';
+
+export interface ChildWorld {
+  base: string;
+  sandbox: Sandbox;
+  child: Child;
+  env: Record<string, string>;
+}
+
+export async function startChildWorld(t: TestContext, env: Record<string, string> = {}): Promise<ChildWorld> {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-child-'));
+  const sandbox = createSandbox({ key: CHILD_KEY, secret: CHILD_SECRET, callbackRetryDelayMs: 200, sweepIntervalMs: 0 });
+  const sandboxServer = await serveOn((req) => sandbox.app.fetch(req));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const fullEnv = {
+    PORT: String(port),
+    PUBLIC_URL: base,
+    BILL_API_BASE_URL: sandboxServer.url,
+    BILL_API_KEY: CHILD_KEY,
+    BILL_API_SECRET: CHILD_SECRET,
+    DATABASE_URL: `file:${join(dir, 'bff.sqlite')}`,
+    CLIENT_AMOUNT_MIN: '1',
+    CLIENT_AMOUNT_MAX: '500',
+    ...env,
+  };
+  const child = startMain(fullEnv);
+  t.after(async () => {
+    await child.kill('SIGKILL');
+    sandbox.close();
+    await sandboxServer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await child.ready;
+  return { base, sandbox, child, env: fullEnv };
+}
