@@ -10,6 +10,7 @@ import type { BillApi } from '../upstream/types.js';
 import type { CreatedBillView } from '../../widget/bill-view.js';
 import { newMerchantReference, randomToken } from './random.js';
 import type { CreateRequest } from './request.js';
+import { hookUrls } from './hook-urls.js';
 
 export interface BillCreatorOptions {
   config: Pick<Config, 'publicUrl' | 'clientAmount'>;
@@ -123,8 +124,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       const created = await upstream.createBill({
         amount,
         merchantReference: ref,
-        callbackUrl: `${config.publicUrl}/api/hooks/callback/${ref}/${bill.hookToken}`,
-        redirectUrl: `${config.publicUrl}/api/hooks/return/${ref}/${bill.hookToken}`,
+        ...(await hookUrls(config.publicUrl, ref, bill.hookToken)),
       });
       if (compareDecimal(created.billAmount, amount) !== 0) {
         log.warn('the service answered another amount', { merchantReference: ref, asked: amount, got: created.billAmount });

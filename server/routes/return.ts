@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { returnToken } from '../create/hook-urls.js';
 import { constantTimeEqual } from '../middleware/constant-time.js';
 import type { Outcome } from '../../widget/bill-view.js';
 import type { Services } from './services.js';
@@ -11,10 +12,10 @@ const NOT_FOUND_PAGE =
 export function returnRoutes(s: Services): Hono {
   const app = new Hono();
 
-  app.get('/:ref/:hookToken', async (c) => {
-    const { ref, hookToken } = c.req.param();
+  app.get('/:ref/:returnToken', async (c) => {
+    const { ref, returnToken: given } = c.req.param();
     const bill = await s.store.getByReference(ref);
-    if (!bill || !constantTimeEqual(hookToken, bill.hookToken)) return c.html(NOT_FOUND_PAGE, 404);
+    if (!bill || !constantTimeEqual(given, await returnToken(bill.hookToken))) return c.html(NOT_FOUND_PAGE, 404);
     let outcome: Outcome = 'pending';
     if (bill.billId !== null) {
       const result = await s.refresher.news(bill.billId).catch((error: unknown) => {

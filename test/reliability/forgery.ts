@@ -7,6 +7,7 @@ import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.j
 import { seeded } from '../server/support/sandbox-harness.js';
 import { eachLimited } from './support/figures.js';
 import { createRecorder, findLeaks } from './support/record.js';
+import { returnToken } from '../../server/create/hook-urls.js';
 
 export interface ForgeryFigures {
   forgeries: number;
@@ -31,11 +32,11 @@ export async function runForgery(t: TestContext, count: number, seed = 99): Prom
   const h = await startHarness(t, { env: { CREATE_RATE_LIMIT_PER_MINUTE: '100000', ADMIN_TOKEN: 'admin-token-forgery-5150' } });
   const api = (path: string, init?: RequestInit) => recorder.fetch(`${h.url}${path}`, { redirect: 'manual', ...init });
 
-  const bills: (CreatedBillView & { ref: string; hook: string })[] = [];
+  const bills: (CreatedBillView & { ref: string; hook: string; ret: string })[] = [];
   for (let i = 0; i < 20; i++) {
     const b = await h.create({ amount: `${10 + i}.00` });
     const stored = (await h.store.getByBillId(b.billId))!;
-    bills.push({ ...b, ref: stored.merchantReference, hook: stored.hookToken });
+    bills.push({ ...b, ref: stored.merchantReference, hook: stored.hookToken, ret: await returnToken(stored.hookToken) });
   }
   // A third paid, a third declined (their callbacks land), a third left pending.
   for (const [i, b] of bills.entries()) {
@@ -106,7 +107,7 @@ export async function runForgery(t: TestContext, count: number, seed = 99): Prom
       const text = await res.text();
       if (res.status !== 400) accepted.push(`callback naming another bill: ${res.status} ${text.slice(0, 120)}`);
     } else {
-      const res = await api(`/api/hooks/return/${b.ref}/${b.hook}?billId=${b.billId}&status=2&outcome=paid&isFinal=true`);
+      const res = await api(`/api/hooks/return/${b.ref}/${b.ret}?billId=${b.billId}&status=2&outcome=paid&isFinal=true`);
       await res.text();
       const location = new URL(res.headers.get('location') ?? 'http://x/');
       const truth = before.get(b.billId)!.outcome;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { returnToken } from '../../server/create/hook-urls.js';
 import type { Store } from '../../server/store/types.js';
 import type { BillView } from '../../widget/bill-view.js';
 import { nextCallback, startHarness } from './support/harness.js';
@@ -11,7 +12,7 @@ async function hookPaths(h: Harness, billId: string) {
   const stored = (await h.store.getByBillId(billId))!;
   return {
     callback: `/api/hooks/callback/${stored.merchantReference}/${stored.hookToken}`,
-    return: `/api/hooks/return/${stored.merchantReference}/${stored.hookToken}`,
+    return: `/api/hooks/return/${stored.merchantReference}/${await returnToken(stored.hookToken)}`,
     forgedCallback: `/api/hooks/callback/${stored.merchantReference}/${'A'.repeat(43)}`,
     forgedReturn: `/api/hooks/return/${stored.merchantReference}/${'A'.repeat(43)}`,
   };
@@ -137,4 +138,22 @@ test('all callbacks dropped: the reconciler still finds the payment', async (t) 
   assert.equal((await h.app.reconciler.runOnce()).requeried, 0);
   await h.app.noticeWorker.runOnce();
   assert.deepEqual(notices.map((n) => n.billId), [bill.billId]);
+});
+
+test('the token a customer sees in their redirect does not open the callback route', async (t) => {
+  const h = await startHarness(t);
+  const bill = await h.create({ amount: '7' });
+  const paths = await hookPaths(h, bill.billId);
+  const seenByCustomer = paths.return.split('/').pop()!;
+  const stored = (await h.store.getByBillId(bill.billId))!;
+  assert.notEqual(seenByCustomer, stored.hookToken);
+  const before = h.requeries(bill.billId);
+  const res = await h.request(`/api/hooks/callback/${stored.merchantReference}/${seenByCustomer}`, {
+    method: 'POST', headers: json, body: paidBody(bill.billId, stored.merchantReference),
+  });
+  assert.equal(res.status, 404);
+  assert.equal(h.requeries(bill.billId), before, 'no requery');
+  // The return URL the service is given is the one the customer follows back.
+  const back = await h.request(paths.return, { redirect: 'manual' });
+  assert.equal(back.status, 303);
 });
