@@ -1,5 +1,5 @@
 // `npm start`: the BFF on PORT. The only file that reads process.env or uses node:* modules.
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
@@ -79,9 +79,11 @@ async function main(): Promise<void> {
   }
   root.notFound((c) => c.json(errorBody('not_found', 'No such resource.'), 404));
 
-  const server = serve({ fetch: root.fetch, port: config.port }, (info) => {
+  const server = createAdaptorServer({ fetch: root.fetch });
+  // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
+  server.listen({ port: config.port, backlog: 4096 }, () => {
     log.info(`bill-checkout listening on ${config.publicUrl}`, {
-      port: info.port,
+      port: config.port,
       upstream: config.embeddedSandbox ? 'embedded sandbox' : config.upstream.baseUrl,
       database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
     });
