@@ -1,28 +1,16 @@
 // One error class per cause, each telling the reader what to change, none leaking the secret.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { loadConfig } from '../../server/config.js';
 import {
   BillApiAuthError, BillApiError, BillApiHttpError, BillApiRejectedError, BillApiResponseError, BillApiSignerError,
   builtInSigner, createBillApi, type Signer,
 } from '../../server/upstream/index.js';
+import { listen } from './support/sandbox-harness.js';
 
 const SECRET = 'TOP-SECRET-do-not-leak';
 
-async function listen(t: TestContext, app: Hono): Promise<string> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  t.after(() => new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => done());
-  }));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** A service whose every route answers `respond()`. */
 async function service(t: TestContext, respond: () => Response) {

@@ -1,9 +1,6 @@
 // Which operations retry, how long they wait, and how timeouts and aborts end a call.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { test, type TestContext } from 'node:test';
-import { serve } from '@hono/node-server';
+import { test } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { loadConfig } from '../../server/config.js';
@@ -11,19 +8,11 @@ import {
   BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiTimeoutError,
   builtInSigner, createBillApi, type BillApiOptions,
 } from '../../server/upstream/index.js';
+import { listen } from './support/sandbox-harness.js';
+import { freePort } from './support/servers.js';
 
 type App = Hono<{ Bindings: HttpBindings }>;
 
-async function listen(t: TestContext, app: App): Promise<string> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  t.after(() => new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => done());
-  }));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 const RECORD = {
   billId: 'B1', merchantReference: 'M1', requestReference: 'RQ1', paymentReference: '', billAmount: '10.00',
@@ -172,12 +161,7 @@ test('create refused by the service (4xx envelope) is a known outcome', async (t
 
 test('create over a refused connection is not retried and may have been sent', async () => {
   // A port nothing listens on: one just freed.
-  const closed = await new Promise<string>((resolve) => {
-    const s = serve({ fetch: new Hono().fetch, port: 0, hostname: '127.0.0.1' }, () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(`http://127.0.0.1:${port}`));
-    });
-  });
+  const closed = `http://127.0.0.1:${await freePort()}`;
   const { api, delays } = client(closed, {});
 
   const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiNetworkError);

@@ -3,29 +3,17 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { serve } from '@hono/node-server';
 import { Hono, type Context, type Next } from 'hono';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import {
   builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignInput,
 } from '../../server/upstream/index.js';
+import { listen } from './support/sandbox-harness.js';
 
-async function listen(t: TestContext, app: Hono): Promise<string> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  t.after(() => new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => done());
-  }));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 interface Seen { method: string; path: string; query: string; body: string; contentType: string | null; key: string | null }
 

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createSandbox, type CallbackAttempt, type Sandbox, type SandboxOptions } from '../../../server/sandbox/sandbox.js';
+import { createSandbox, type CallbackAttempt, type Sandbox, type SandboxOptions, type StatusRecordWire } from '../../../server/sandbox/sandbox.js';
 
 export const KEY = 'sandbox-demo-key';
 export const SECRET = 'sandbox-demo-secret';
@@ -94,20 +94,14 @@ export interface CreatedData {
   expiredOn: number;
 }
 
-export interface Rec {
-  billId: string;
-  merchantReference: string;
-  requestReference: string;
-  paymentReference: string;
-  billAmount: string;
-  currency: string;
-  status: number;
-  statusName: string;
-  isFinal: boolean;
-  dateTime: number;
-}
+/** A status record as the sandbox writes it. */
+export type Rec = StatusRecordWire;
 
-export async function listen(t: TestContext, fetchFn: (req: Request) => Response | Promise<Response>): Promise<string> {
+type FetchFn = (req: Request) => Response | Promise<Response>;
+
+/** Serves a fetch function or an app on 127.0.0.1, closed by the test's after hook; resolves its URL. */
+export async function listen(t: TestContext, target: FetchFn | { fetch: FetchFn }): Promise<string> {
+  const fetchFn = typeof target === 'function' ? target : target.fetch;
   return new Promise((resolve) => {
     const server = serve({ fetch: fetchFn, port: 0, hostname: '127.0.0.1' }, (info) => {
       resolve(`http://127.0.0.1:${info.port}`);
