@@ -85,7 +85,10 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
 
   // Several processes on one PostgreSQL share changes through it; otherwise the hub is in-process.
-  const hub = store.events ? createSharedHub(store.events, { log }) : createHub();
+  // Another process's change drops this process's cached copy of the bill (see refresher.forget).
+  const hub = store.events
+    ? createSharedHub(store.events, { log, onRemote: (view) => refresher.forget(view.billId) })
+    : createHub();
   const noticeWorker = createNoticeWorker({
     ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,
   });
@@ -113,7 +116,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const app = new Hono();
   app.onError(errorHandler({ log }));
   app.notFound(notFound());
-  app.use('*', securityHeaders());
+  app.use('*', securityHeaders({ apiPrefix: '/api/' }));
   app.use('/api/*', serverTime({ now }));
   const cors = browserCors({
     origins: config.allowedOrigins,

@@ -22,7 +22,7 @@ export function browserCors(options: BrowserCorsOptions): MiddlewareHandler {
   const expose = options.exposeHeaders.join(',');
   const maxAge = String(options.maxAgeSeconds);
 
-  return async function cors(c, next) {
+  return function cors(c, next) {
     const origin = c.req.header('origin');
     const allow = origin === undefined ? null : any ? '*' : allowed.has(origin) ? origin : null;
     if (!any) c.header('Vary', 'Origin');
@@ -36,8 +36,8 @@ export function browserCors(options: BrowserCorsOptions): MiddlewareHandler {
         c.header('Access-Control-Allow-Headers', headers);
         c.header('Access-Control-Max-Age', maxAge);
       }
-      return c.body(null, 204);
+      return Promise.resolve(c.body(null, 204));
     }
-    await next();
+    return next();
   };
 }

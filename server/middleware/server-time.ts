@@ -8,8 +8,8 @@ export interface ServerTimeOptions {
 
 /** Lets a widget correct its countdown for a skewed device clock. Stamped as the request arrives. */
 export function serverTime({ now }: ServerTimeOptions): MiddlewareHandler {
-  return async function stampServerTime(c, next) {
+  return function stampServerTime(c, next) {
     c.header(SERVER_TIME_HEADER, String(now()));
-    await next();
+    return next();
   };
 }

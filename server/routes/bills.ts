@@ -1,17 +1,21 @@
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Context } from 'hono';
 import { toBillView } from '../bill-view.js';
 import { parseCreateRequest } from '../create/request.js';
 import { ApiError } from '../middleware/errors.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { BillApiRejectedError } from '../upstream/errors.js';
 import type { BillView } from '../../widget/bill-view.js';
-import { billForToken, jsonBody } from './bill-access.js';
+import { cachedBill } from '../status/bill-cache.js';
+import type { CachedBill } from '../status/bill-cache.js';
+import type { Refreshed } from '../status/refresher.js';
+import { billForToken, jsonBody, servableForToken } from './bill-access.js';
 import type { Services } from './services.js';
+import { statusStream } from './streams.js';
+import type { StatusStream } from './streams.js';
 
-const sameStatus = (a: BillView, b: BillView) =>
-  a.status === b.status && a.outcome === b.outcome && a.isFinal === b.isFinal &&
-  a.dateTime === b.dateTime && a.statusName === b.statusName;
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
 
 export function billRoutes(s: Services): Hono {
   const app = new Hono();
@@ -25,65 +29,69 @@ export function billRoutes(s: Services): Hono {
     },
   );
 
-  app.get('/:billId', async (c) => {
-    const bill = await billForToken(c, s);
-    const read = await s.refresher.read(bill.billId);
+  const viewJson = (read: Refreshed | null, found: CachedBill): string => {
+    if (!read || read.bill === found.bill) return found.json;
+    const now = s.refresher.servable(found.bill.billId);
+    return now?.bill === read.bill ? now.json : JSON.stringify(toBillView(read.bill));
+  };
+  const json = (c: Context, body: string) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(toBillView(read?.bill ?? bill));
+    return c.body(body, 200, JSON_TYPE);
+  };
+
+  // Served from memory without an await when the cached bill is fresh: the common poll.
+  app.get('/:billId', (c) => {
+    const hit = servableForToken(c, s);
+    if (hit) return json(c, hit.json);
+    return (async () => {
+      const found = await billForToken(c, s);
+      return json(c, viewJson(await s.refresher.read(found.bill.billId, undefined, found.bill), found));
+    })();
   });
 
   app.get('/:billId/events', async (c) => {
-    const bill = await billForToken(c, s);
-    const billId = bill.billId;
-    const queue: BillView[] = [];
-    let wake: (() => void) | null = null;
-    let ended = false;
-    const end = () => {
-      ended = true;
-      wake?.();
-    };
-    const release = s.streams.open(end);
+    const found = await billForToken(c, s);
+    const billId = found.bill.billId;
+    let stream: StatusStream | null = null;
+    let closedEarly = false;
+    const release = s.streams.open(() => {
+      if (stream) stream.close();
+      else closedEarly = true;
+    });
     if (!release) {
       throw new ApiError(503, 'too_many_streams', 'Too many live streams; poll instead.', { 'Retry-After': '5' });
     }
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
-      const unsubscribe = s.hub.subscribe(billId, (view) => {
-        queue.push(view);
-        wake?.();
-      });
-      stream.onAbort(end);
-      const heartbeat = setInterval(() => void stream.write(': keep-alive\n\n'), s.sseHeartbeatMs);
-      try {
-        const first = await s.refresher.read(billId);
-        let last = toBillView(first?.bill ?? bill);
-        await stream.writeSSE({ event: 'status', data: JSON.stringify(last) });
-        while (!last.isFinal && !ended && !stream.aborted) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            if (ended || queue.length > 0) resolve();
-          });
-          wake = null;
-          while (queue.length > 0 && !last.isFinal) {
-            const view = queue.shift()!;
-            if (sameStatus(view, last)) continue;
-            await stream.writeSSE({ event: 'status', data: JSON.stringify(view) });
-            last = view;
-          }
-        }
-      } catch (error) {
-        // Caught here: streamSSE would otherwise write the error's message to the browser.
-        s.log.warn('status stream failed', { billId, error });
-      } finally {
-        clearInterval(heartbeat);
+    // Subscribed before the read, so that no change between the two is missed.
+    const early: BillView[] = [];
+    let deliver: (view: BillView) => void = (view) => void early.push(view);
+    const unsubscribe = s.hub.subscribe(billId, (view) => deliver(view));
+    let first: CachedBill;
+    try {
+      const read = await s.refresher.read(billId, undefined, found.bill);
+      first = !read || read.bill === found.bill ? found : cachedBill(read.bill);
+    } catch (error) {
+      unsubscribe();
+      release();
+      throw error;
+    }
+    const live = statusStream({
+      first: first.view,
+      firstJson: first.json,
+      heartbeatMs: s.sseHeartbeatMs,
+      onEnd() {
         unsubscribe();
         release();
-      }
+      },
     });
+    stream = live;
+    deliver = live.push;
+    for (const view of early) live.push(view);
+    if (closedEarly) live.close();
+    return c.body(live.body, 200, SSE_HEADERS);
   });
 
   app.post('/:billId/cancel', async (c) => {
-    const bill = await billForToken(c, s);
+    const { bill } = await billForToken(c, s);
     if (bill.outcome !== 'pending') throw new ApiError(409, 'not_cancellable', 'Only a pending bill can be cancelled.');
     try {
       await s.upstream.cancelBill(bill.billId);

@@ -1,3 +1,5 @@
+import type { BillView } from '../../widget/bill-view.js';
+
 /** Open SSE streams: a cap (MAX_SSE_CONNECTIONS) and a way to end them all on stop. */
 export interface StreamRegistry {
   /** Registers a stream's closer, or returns null when the cap is reached. */
@@ -21,5 +23,85 @@ export function createStreamRegistry(max: number): StreamRegistry {
     closeAll() {
       for (const close of [...closers]) close();
     },
+  };
+}
+
+const encoder = new TextEncoder();
+const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+// One frame per published view, shared by all its watchers (the hub hands each the same object).
+const frames = new WeakMap<BillView, Uint8Array>();
+
+/** The `event: status` frame of a view; `json` when it is already serialized. */
+export function statusFrame(view: BillView, json?: string): Uint8Array {
+  let frame = frames.get(view);
+  if (!frame) {
+    frame = encoder.encode(`event: status\ndata: ${json ?? JSON.stringify(view)}\n\n`);
+    frames.set(view, frame);
+  }
+  return frame;
+}
+
+const sameStatus = (a: BillView, b: BillView) =>
+  a.status === b.status && a.outcome === b.outcome && a.isFinal === b.isFinal &&
+  a.dateTime === b.dateTime && a.statusName === b.statusName;
+
+export interface StatusStream {
+  body: ReadableStream<Uint8Array>;
+  /** Sends a view unless it says what the last one said; closes after a final one. */
+  push(view: BillView): void;
+  /** Ends the stream from our side (shutdown). */
+  close(): void;
+}
+
+export interface StatusStreamOptions {
+  first: BillView;
+  firstJson?: string;
+  heartbeatMs: number;
+  /** Called once, however the stream ends (final sent, closed, or the client went away). */
+  onEnd(): void;
+}
+
+/**
+ * Server-Sent Events of one bill's status: the first event at once, then one per change, closed
+ * after the final one. Frames are enqueued as they come: no per-watcher task or wake-up.
+ */
+export function statusStream({ first, firstJson, heartbeatMs, onEnd }: StatusStreamOptions): StatusStream {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let last = first;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let ended = false;
+  const finish = (closeBody: boolean) => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    if (closeBody) {
+      try {
+        controller.close();
+      } catch {
+        // Already closed or errored by the consumer.
+      }
+    }
+    onEnd();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      c.enqueue(statusFrame(first, firstJson));
+      if (first.isFinal) finish(true);
+      else heartbeat = setInterval(() => controller.enqueue(KEEP_ALIVE), heartbeatMs);
+    },
+    cancel() {
+      finish(false);
+    },
+  });
+  return {
+    body,
+    push(view) {
+      if (ended || sameStatus(view, last)) return;
+      last = view;
+      controller.enqueue(statusFrame(view));
+      if (view.isFinal) finish(true);
+    },
+    close: () => finish(true),
   };
 }

@@ -45,6 +45,8 @@ export interface SharedHubOptions {
   channel?: string;
   /** Tells this process's own messages apart (default: a random UUID). */
   instance?: string;
+  /** Sees each change from another process before this process's watchers do (to drop a cached copy). */
+  onRemote?: (view: BillView) => void;
 }
 
 interface Message {
@@ -70,7 +72,10 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
       log.warn('status message is not JSON; ignored', { error });
       return;
     }
-    if (message.from !== instance && typeof message.view?.billId === 'string') local.publish(message.view);
+    if (message.from !== instance && typeof message.view?.billId === 'string') {
+      options.onRemote?.(message.view);
+      local.publish(message.view);
+    }
   });
   listening.catch(() => undefined); // reported by ready()
   return {

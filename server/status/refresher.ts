@@ -1,8 +1,9 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { toBillView } from '../bill-view.js';
 import type { NoticeChannel, StoredBill, Store } from '../store/types.js';
 import type { BillApi, StatusRecord } from '../upstream/types.js';
+import { cachedBill, createBillCache } from './bill-cache.js';
+import type { CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
 import { outcomeOf } from './outcome.js';
 
@@ -17,8 +18,20 @@ export interface Refreshed {
 }
 
 export interface Refresher {
-  /** The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh window). */
-  read(billId: string, maxAgeMs?: number): Promise<Refreshed | null>;
+  /**
+   * The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh
+   * window). `known`: the bill just looked up for this request, so the store is not read twice.
+   */
+  read(billId: string, maxAgeMs?: number, known?: StoredBill): Promise<Refreshed | null>;
+  /** The bill from this process's cache or else the store (then cached); null when there is none. */
+  lookup(billId: string): Promise<CachedBill | null>;
+  /**
+   * The cached bill when `read` would serve it as is (final, or checked within the refresh window,
+   * no requery in flight): no store read, no await. Undefined otherwise.
+   */
+  servable(billId: string): CachedBill | undefined;
+  /** Drops the cached bill (another process changed it). */
+  forget(billId: string): void;
   /** News (callback, return, cancel): a requery that starts after this call, unless the bill is final. */
   news(billId: string): Promise<Refreshed | null>;
   /** Requeries in flight, all bills. */
@@ -40,6 +53,8 @@ export interface RefresherOptions {
   /** News whose bill another process is requerying waits in steps of this, ms (default 20). */
   waitStepMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Bills cached in memory (default 10_000; 0 turns the cache off). */
+  cacheEntries?: number;
 }
 
 interface Flight {
@@ -58,6 +73,19 @@ export function createRefresher(options: RefresherOptions): Refresher {
   const waitStepMs = options.waitStepMs ?? 20;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const flights = new Map<string, Flight>();
+  // In front of the store for reads; every status this process stores goes through it, other
+  // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
+  const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
+
+  async function load(billId: string): Promise<StoredBill | null> {
+    const bill = await store.getByBillId(billId);
+    if (bill) cache.set(bill);
+    else cache.forget(billId);
+    return bill;
+  }
+
+  const fresh = (bill: StoredBill, maxAgeMs: number) =>
+    bill.isFinal || (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs);
 
   /**
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
@@ -67,7 +95,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     const news = maxAgeMs === 'news';
     const waits = Math.ceil(leaseMs / waitStepMs) + 1;
     for (let attempt = 0; ; attempt++) {
-      const bill = await store.getByBillId(billId);
+      const bill = await load(billId);
       if (!bill) return null;
       if (bill.isFinal) return { bill, confirmed: true };
       const at = now();
@@ -91,6 +119,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       log.warn('requery failed; serving the stored status', { billId, error });
       // Counts as a check so that a failing service is not asked again on every read.
       await store.touchChecked(billId, now()).catch(() => undefined);
+      cache.forget(billId);
       return { bill, confirmed: false };
     }
     const checkedAt = now();
@@ -103,10 +132,12 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
     try {
       const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels);
-      if (result.changed) hub.publish(toBillView(result.bill));
+      const entry = cache.set(result.bill);
+      if (result.changed) hub.publish(entry.view);
       if (result.becameFinal) onBecameFinal();
       return { bill: result.bill, confirmed: true };
     } catch (error) {
+      cache.forget(billId);
       log.error('storing a requeried status failed', { billId, error });
       return { bill, confirmed: false };
     }
@@ -127,15 +158,26 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   return {
-    async read(billId, maxAgeMs = config.refreshWindowMs) {
+    async read(billId, maxAgeMs = config.refreshWindowMs, known) {
       const flight = flights.get(billId);
       if (flight) return flight.promise;
-      const bill = await store.getByBillId(billId);
+      const bill = known ?? cache.get(billId)?.bill ?? (await load(billId));
       if (!bill) return null;
-      if (bill.isFinal) return { bill, confirmed: true };
-      if (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs) return { bill, confirmed: true };
+      if (fresh(bill, maxAgeMs)) return { bill, confirmed: true };
       return (flights.get(billId) ?? begin(billId, maxAgeMs)).promise;
     },
+    async lookup(billId) {
+      const hit = cache.get(billId);
+      if (hit) return hit;
+      const bill = await load(billId);
+      return bill ? (cache.get(billId) ?? cachedBill(bill)) : null;
+    },
+    servable(billId) {
+      if (flights.has(billId)) return undefined;
+      const hit = cache.get(billId);
+      return hit && fresh(hit.bill, config.refreshWindowMs) ? hit : undefined;
+    },
+    forget: (billId) => cache.forget(billId),
     news(billId) {
       const flight = flights.get(billId);
       if (!flight) return begin(billId, 'news').promise;

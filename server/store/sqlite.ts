@@ -90,7 +90,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
       // An older status arriving late: the requery still happened, the status is not news.
       q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
-      return { bill: mustGet('bill_id', billId), changed: false, becameFinal: false };
+      return { bill: { ...stored, checkedAt }, changed: false, becameFinal: false };
     }
 
     const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
@@ -107,8 +107,44 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
         insert.run(noticeId(billId, channel), channel, billId, checkedAt, checkedAt);
       }
     }
-    return { bill: mustGet('bill_id', billId), changed, becameFinal: final };
+    // The row as just written, without reading it back.
+    const bill: StoredBill = {
+      ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
+      dateTime: record.dateTime, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
+    };
+    return { bill, changed, becameFinal: final };
   });
+
+  // Group commit: applyStatus calls made in one turn of the event loop are stored in ONE
+  // transaction (one fsync), each in its own savepoint so that one failing does not undo the
+  // others; every caller is answered after that commit.
+  interface Waiting {
+    input: ApplyStatusInput;
+    channels: NoticeChannel[];
+    resolve: (result: ApplyStatusResult) => void;
+    reject: (error: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
+  const groupTx = db.transaction((batch: Waiting[]) =>
+    batch.map((w): { ok: true; result: ApplyStatusResult } | { ok: false; error: unknown } => {
+      try {
+        return { ok: true, result: applyTx(w.input, w.channels) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }));
+  const commitWaiting = () => {
+    const batch = waiting;
+    waiting = [];
+    let outcomes;
+    try {
+      outcomes = groupTx.immediate(batch);
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error)));
+  };
 
   const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
     const rows = q(`SELECT * FROM notices
@@ -167,8 +203,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       return row ? toStoredBill(row) : null;
     },
 
-    async applyStatus(input, channels) {
-      return applyTx.immediate(input, channels);
+    applyStatus(input, channels) {
+      return new Promise<ApplyStatusResult>((resolve, reject) => {
+        if (waiting.push({ input, channels, resolve, reject }) === 1) setImmediate(commitWaiting);
+      });
     },
     async touchChecked(billId, checkedAt) {
       q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);

@@ -1,0 +1,62 @@
+import { toBillView } from '../bill-view.js';
+import type { StoredBill } from '../store/types.js';
+import type { BillView } from '../../widget/bill-view.js';
+
+/** A bill as this process last saw it in the store, with its BillView serialized once. */
+export interface CachedBill {
+  bill: StoredBill & { billId: string };
+  view: BillView;
+  /** JSON of `view`. */
+  json: string;
+}
+
+export function cachedBill(bill: StoredBill): CachedBill {
+  const view = toBillView(bill);
+  return { bill: bill as CachedBill['bill'], view, json: JSON.stringify(view) };
+}
+
+export interface BillCache {
+  /** The entry, unless absent or cached longer than `maxAgeMs` ago (then the store is asked again). */
+  get(billId: string): CachedBill | undefined;
+  /** Caches the bill (unless the cache is off) and returns it as a CachedBill. */
+  set(bill: StoredBill): CachedBill;
+  forget(billId: string): void;
+  size(): number;
+}
+
+export interface BillCacheOptions {
+  /** No entry is trusted longer than this, ms: bounds what a lost hub message can leave stale. */
+  maxAgeMs: number;
+  maxEntries: number;
+  now: () => number;
+}
+
+interface Entry extends CachedBill {
+  at: number;
+}
+
+/** Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store. */
+export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions): BillCache {
+  const entries = new Map<string, Entry>();
+  return {
+    get(billId) {
+      const entry = entries.get(billId);
+      if (entry && now() - entry.at < maxAgeMs) return entry;
+      if (entry) entries.delete(billId);
+      return undefined;
+    },
+    set(bill) {
+      const entry: Entry = { ...cachedBill(bill), at: now() };
+      const billId = bill.billId;
+      if (billId === null || maxEntries <= 0) return entry;
+      entries.delete(billId);
+      entries.set(billId, entry);
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      return entry;
+    },
+    forget(billId) {
+      entries.delete(billId);
+    },
+    size: () => entries.size,
+  };
+}
