@@ -30,7 +30,8 @@ const sortName = $<HTMLSelectElement>('sort-name');
 const sortOrder = $<HTMLSelectElement>('sort-order');
 const pageSize = $<HTMLSelectElement>('page-size');
 const listError = $('list-error');
-const tbody = $<HTMLTableElement>('bills').tBodies[0]!;
+const table = $<HTMLTableElement>('bills');
+const tbody = table.tBodies[0]!;
 const prev = $<HTMLButtonElement>('prev');
 const next = $<HTMLButtonElement>('next');
 const pageInfo = $('page-info');
@@ -137,7 +138,20 @@ function rowView(r: Row): HTMLTableRowElement {
   return tr;
 }
 
+let loads = 0;
+
+/** Shows the list as the form asks; the latest load wins, and the table is aria-busy meanwhile. */
 async function load(): Promise<void> {
+  const run = ++loads;
+  table.setAttribute('aria-busy', 'true');
+  try {
+    await render(run);
+  } finally {
+    if (run === loads) table.setAttribute('aria-busy', 'false');
+  }
+}
+
+async function render(run: number): Promise<void> {
   listError.textContent = '';
   if (!token()) {
     tbody.replaceChildren();
@@ -152,12 +166,14 @@ async function load(): Promise<void> {
       paging: { index: pageIndex, size },
       sort: { name: sortName.value, order: Number(sortOrder.value) },
     });
+    if (run !== loads) return;
     total = answer.total;
     tbody.replaceChildren(...answer.lists.map(rowView));
     if (answer.lists.length === 0) {
       tbody.append(el('tr', {}, Object.assign(el('td', {}, 'No bills match.'), { colSpan: 8 })));
     }
   } catch (error) {
+    if (run !== loads) return;
     listError.textContent = error instanceof Error ? error.message : String(error);
     tbody.replaceChildren();
     total = 0;

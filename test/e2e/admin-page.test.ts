@@ -48,6 +48,8 @@ async function search(page: Page, setup: () => Promise<void>): Promise<void> {
   const answered = page.waitForResponse((r) => r.url().endsWith('/api/admin/bills'));
   await page.click('#query-form button[type=submit]');
   await answered;
+  // The response has arrived; wait for the page to have shown it.
+  await page.locator('#bills[aria-busy="false"]').waitFor();
 }
 
 test('admin page: token, filter, paging, sort, stored outcome, cancel', async () => {
