@@ -1,27 +1,19 @@
 // The crash run: the faults run against server/main.ts in its own process, killed with SIGKILL at
 // random moments and restarted on the same port and database. The same must hold afterwards.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createBillApi, loadSigner } from '../../server/upstream/index.js';
 import { loadConfig } from '../../server/config.js';
-import { createSandbox } from '../../server/sandbox/sandbox.js';
 import { outcomeOf } from '../../server/status/outcome.js';
 import { openStore } from '../../server/store/open-store.js';
 import type { CreatedBillView, Outcome } from '../../widget/bill-view.js';
-import { startMain } from '../server/support/child.js';
-import type { Child } from '../server/support/child.js';
 import { seeded } from '../server/support/sandbox-harness.js';
-import { freePort, serveOn } from '../server/support/servers.js';
 import type { Fate } from './faults.js';
+import { CHILD_KEY, CHILD_SECRET, startChildWorld } from './support/child-world.js';
 import { eachLimited, within } from './support/figures.js';
 import { noticeProblems, startMerchant, WEBHOOK_SECRET } from './support/merchant.js';
 import { createRecorder, findLeaks } from './support/record.js';
 import { createWatcher, wrongViews } from './support/watchers.js';
 
-const KEY = 'crash-key-3d9e17';
-const SECRET = 'crash-secret-a81f2c9b';
 const FATE_OUTCOME: Record<Fate, Outcome> = { pay: 'paid', decline: 'failed', cancel: 'cancelled', expire: 'expired' };
 
 export interface CrashRunOptions {
@@ -45,52 +37,24 @@ export interface CrashFigures {
 
 export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Promise<CrashFigures> {
   const rand = seeded(o.seed);
-  const dir = mkdtempSync(join(tmpdir(), 'bff-crash-'));
   let offset = 0;
-  const sandbox = createSandbox({
-    key: KEY, secret: SECRET, now: () => Date.now() + offset, random: seeded(o.seed + 1),
-    callbackRetryDelayMs: 150, sweepIntervalMs: 0,
-  });
-  const sandboxServer = await serveOn((req) => sandbox.app.fetch(req));
   const merchant = await startMerchant(t);
   const recorder = createRecorder();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    PORT: String(port),
-    PUBLIC_URL: base,
-    BILL_API_BASE_URL: sandboxServer.url,
-    BILL_API_KEY: KEY,
-    BILL_API_SECRET: SECRET,
+  const world = await startChildWorld(t, {
     BILL_API_TIMEOUT_MS: '1000',
     BILL_API_RETRIES: '1',
-    DATABASE_URL: `file:${join(dir, 'bff.sqlite')}`,
-    CLIENT_AMOUNT_MIN: '1',
-    CLIENT_AMOUNT_MAX: '500',
     CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
     MERCHANT_WEBHOOK_URL: merchant.url,
     MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
     NOTICE_LEASE_MS: '1000',
     RECONCILE_INTERVAL_MS: '300',
     REFRESH_WINDOW_MS: '200',
-  };
-  const outputs: (() => string)[] = [];
-  let child: Child = startMain(env);
-  outputs.push(child.output);
-  t.after(async () => {
-    await child.kill('SIGKILL');
-    sandbox.close();
-    await sandboxServer.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await child.ready;
+  }, { now: () => Date.now() + offset, random: seeded(o.seed + 1), callbackRetryDelayMs: 150 });
+  const { base, sandbox, env } = world;
   let kills = 0;
   const crash = async () => {
-    await child.kill('SIGKILL');
+    await world.restart();
     kills++;
-    child = startMain(env);
-    outputs.push(child.output);
-    await child.ready;
   };
 
   const bills: CreatedBillView[] = [];
@@ -155,13 +119,13 @@ export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Prom
   await sandbox.idle();
   await pollAll();
   await within(Promise.all(watchers.map((w) => w.closed())), 15_000, 'SSE streams still open');
-  await child.kill('SIGTERM');
+  await world.child.kill('SIGTERM');
 
   const stats = sandbox.stats();
   sandbox.resetFaults();
   const config = loadConfig(env);
   const upstream = createBillApi(config.upstream, { signer: await loadSigner(config.upstream.signer, (p) => import(p)), pageBase: 1 });
-  const store = await openStore(env.DATABASE_URL);
+  const store = await openStore(config.databaseUrl);
   const wrongOutcomes: string[] = [];
   const wrong: string[] = [];
   const finals: string[] = [];
@@ -180,8 +144,8 @@ export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Prom
     await store.close();
   }
   const problems = noticeProblems(finals, merchant.deliveries, 'webhook', false);
-  const printed = outputs.map((out) => out());
-  const leaks = findLeaks([...recorder.texts(), ...printed], [KEY, SECRET, WEBHOOK_SECRET]).map((l) => `${l.secret} as ${l.form} in ${l.where}`);
+  const printed = world.outputs.map((out) => out());
+  const leaks = findLeaks([...recorder.texts(), ...printed], [CHILD_KEY, CHILD_SECRET, WEBHOOK_SECRET]).map((l) => `${l.secret} as ${l.form} in ${l.where}`);
   return {
     bills: bills.length,
     kills,
