@@ -1,20 +1,12 @@
 // The merchant's admin page: the service's list of bills through the BFF's admin routes. The admin
 // token is typed by the merchant and kept in this tab's sessionStorage only; nothing secret is built in.
+import type { ListBillsInput, StatusRecord } from '../server/upstream/types.js';
 import type { BillView } from '../widget/bill-view.js';
 
-interface Row {
-  billId: string;
-  merchantReference: string;
-  billAmount: string;
-  currency: string;
-  status: number;
-  statusName: string;
-  isFinal: boolean;
-  dateTime: number;
-  local: { outcome: BillView['outcome']; notified: boolean } | null;
-}
+/** A status record of the service's list, with the BFF's own view of the bill. */
+type Row = StatusRecord & { local: { outcome: BillView['outcome']; notified: boolean } | null };
 interface ListAnswer { lists: Row[]; total: number }
-type Filter = { name: string; value: string; matchType: 'like' | 'equal' };
+type Filter = NonNullable<ListBillsInput['filters']>[number];
 
 const FIELDS = ['billId', 'merchantReference', 'requestReference', 'paymentReference', 'billAmount', 'currency',
   'status', 'statusName', 'isFinal', 'dateTime'];
