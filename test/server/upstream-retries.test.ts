@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
-import { loadConfig } from '../../server/config.js';
 import {
   BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiTimeoutError,
-  builtInSigner, createBillApi, type BillApiOptions,
+  type BillApiOptions,
 } from '../../server/upstream/index.js';
 import { listen } from './support/sandbox-harness.js';
 import { freePort } from './support/servers.js';
+import { recordingClient } from './support/upstream-client.js';
 
 type App = Hono<{ Bindings: HttpBindings }>;
 
@@ -26,19 +26,7 @@ const ok = (data: unknown) => ({ code: 0, message: 'OK', data });
 const CREATE_INPUT = { amount: '10.00', merchantReference: 'M1', callbackUrl: 'http://m/cb', redirectUrl: 'http://m/r' };
 
 function client(base: string, env: Record<string, string>, extra: Partial<BillApiOptions> = {}) {
-  const delays: number[] = [];
-  const api = createBillApi(loadConfig({ BILL_API_BASE_URL: base, ...env }).upstream, {
-    signer: builtInSigner('hmac-sha256')!,
-    pageBase: 1,
-    sleep: async (ms) => {
-      delays.push(ms);
-    },
-    random: () => 0.5,
-    baseBackoffMs: 100,
-    maxBackoffMs: 300,
-    ...extra,
-  });
-  return { api, delays };
+  return recordingClient(base, env, { baseBackoffMs: 100, maxBackoffMs: 300, ...extra });
 }
 
 /** Resolves when the awaited rejection is an instance of `cls`; hands the error back. */

@@ -5,13 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { loadConfig, SANDBOX_DEMO_KEY } from '../../server/config.js';
+import { SANDBOX_DEMO_KEY } from '../../server/config.js';
 import { multiplyDecimal } from '../../server/decimal.js';
 import { createSandbox, type Sandbox } from '../../server/sandbox/sandbox.js';
 import {
-  BillApiAuthError, BillApiError, BillApiRejectedError, BillApiTimeoutError, builtInSigner, createBillApi,
-  type BillApi, type BillApiOptions,
+  BillApiAuthError, BillApiError, BillApiRejectedError, BillApiTimeoutError, builtInSigner,
+  type BillApiOptions,
 } from '../../server/upstream/index.js';
+import { recordingClient } from './support/upstream-client.js';
 
 /** mulberry32: a seeded random, so injected faults fall the same way on every run. */
 function seeded(seed: number): () => number {
@@ -50,18 +51,8 @@ after(async () => {
   await new Promise<void>((done) => server.close(() => done()));
 });
 
-function client(env: Record<string, string> = {}, extra: Partial<BillApiOptions> = {}): { api: BillApi; delays: number[] } {
-  const delays: number[] = [];
-  const api = createBillApi(loadConfig({ BILL_API_BASE_URL: base, ...env }).upstream, {
-    signer: builtInSigner('hmac-sha256')!,
-    pageBase: 1,
-    sleep: async (ms) => {
-      delays.push(ms);
-    },
-    random: () => 0.5,
-    ...extra,
-  });
-  return { api, delays };
+function client(env: Record<string, string> = {}, extra: Partial<BillApiOptions> = {}) {
+  return recordingClient(base, env, extra);
 }
 
 const urls = { callbackUrl: 'http://127.0.0.1:9/cb', redirectUrl: 'http://127.0.0.1:9/return?shop=1' };
