@@ -6,11 +6,11 @@ import type { Config } from './config.js';
 import { createBillCreator } from './create/create-bill.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
-import { browserCors } from './middleware/cors.js';
+import { apiHeaders, stampedBy } from './middleware/api-headers.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { errorBody } from './middleware/errors.js';
-import { securityHeaders } from './middleware/security-headers.js';
-import { SERVER_TIME_HEADER, serverTime } from './middleware/server-time.js';
+import { pageSecurityHeaders } from './middleware/security-headers.js';
+import { SERVER_TIME_HEADER } from './middleware/server-time.js';
 import { createNoticeWorker, noticeChannels } from './notify/notice-worker.js';
 import type { NoticeWorker, NoticeWorkerOptions } from './notify/notice-worker.js';
 import { orderLookup } from './orders/order-lookup.js';
@@ -107,8 +107,19 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     creatingAgeMs: 2 * config.upstream.timeoutMs,
   });
   const streams = createStreamRegistry(config.maxSseConnections);
+  const serverHeaders = apiHeaders({ now });
+  const browserHeaders = apiHeaders({
+    now,
+    cors: {
+      origins: config.allowedOrigins,
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Content-Type', 'Idempotency-Key'],
+      exposeHeaders: [SERVER_TIME_HEADER, 'Retry-After'],
+      maxAgeSeconds: 600,
+    },
+  });
   const services: Services = {
-    config, store, upstream, refresher, hub, creator, streams, log, now,
+    config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders,
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
   };
@@ -116,17 +127,19 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const app = new Hono();
   app.onError(errorHandler({ log }));
   app.notFound(notFound());
-  app.use('*', securityHeaders({ apiPrefix: '/api/' }));
-  app.use('/api/*', serverTime({ now }));
-  const cors = browserCors({
-    origins: config.allowedOrigins,
-    allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'Idempotency-Key'],
-    exposeHeaders: [SERVER_TIME_HEADER, 'Retry-After'],
-    maxAgeSeconds: 600,
-  });
-  app.use('/api/bills', cors);
-  app.use('/api/bills/*', cors);
+  // Headers come from middleware on each route's own path, never '*': the status read (GET
+  // /api/bills/:billId, the widget's poll) stamps the same headers itself, so that no middleware
+  // matches it and Hono answers it without a promise when the bill is cached. Mount this app with
+  // app.route() and every handler is wrapped in an async error handler: serve it as the root app.
+  const browser = stampedBy(browserHeaders);
+  const server = stampedBy(serverHeaders);
+  app.use('/api/bills', browser);
+  app.on('OPTIONS', '/api/bills/:billId', browser);
+  app.use('/api/bills/:billId/:action', browser);
+  app.use('/api/hooks/*', server);
+  app.use('/api/admin/*', server);
+  app.use('/api/openapi.json', server);
+  app.use('/healthz', pageSecurityHeaders());
   // Only requests with a body: reading a GET's body would cost a full Request per read.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
     maxSize: config.bodyLimitBytes,

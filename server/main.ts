@@ -2,7 +2,6 @@
 import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
@@ -14,6 +13,7 @@ import type { Config } from './config.js';
 import { demoResolveOrder } from './demo-orders.js';
 import { createLogger } from './log.js';
 import { errorBody } from './middleware/errors.js';
+import { pageSecurityHeaders, stampPageSecurity } from './middleware/security-headers.js';
 import { createSandbox } from './sandbox/sandbox.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 import { openStore } from './store/open-store.js';
@@ -46,40 +46,48 @@ async function main(): Promise<void> {
   const store = await openStore(config.databaseUrl, {
     onError: (error) => log.warn('database connection error', { error }),
   });
-  const root = new Hono();
   let sandbox: Sandbox | null = null;
-  if (config.embeddedSandbox) {
-    sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox` });
-    root.route('/sandbox', sandbox.app);
-  }
+  if (config.embeddedSandbox) sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox` });
   const signer = await loadSigner(config.upstream.signer, importSigner);
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
-  const checkout = createBillCheckout({
+  // The checkout is the root app; the rest is added to it (see app.ts on why not app.route()).
+  const app = createBillCheckout({
     config, upstream, store, log,
     // Demo prices apply to the embedded sandbox only, never to a real service.
     hooks: config.embeddedSandbox && !config.orderLookupUrl ? { resolveOrder: demoResolveOrder } : {},
     notice: { leaseMs: config.noticeLeaseMs },
     clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
   });
-  root.route('/', checkout);
-  await checkout.ready();
+  await app.ready();
+  const pages = pageSecurityHeaders();
+  if (sandbox) {
+    app.use('/sandbox/*', pages);
+    app.route('/sandbox', sandbox.app);
+  }
 
   // The drop-in element for pages that load it with a script tag (the CDN way).
   const bundle = fileURLToPath(new URL('../dist/bill-checkout.js', import.meta.url));
-  root.get('/bill-checkout.js', async (c) =>
+  app.get('/bill-checkout.js', pages, async (c) =>
     existsSync(bundle)
       ? c.body(await readFile(bundle), 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' })
       : c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
 
+  // The demo answers whatever no route took: as middleware on '*' it would match every API path too.
   const demo = fileURLToPath(new URL('../demo/dist', import.meta.url));
-  if (existsSync(resolve(demo, 'index.html'))) {
-    root.use('*', serveStatic({ root: demo }));
-  } else {
-    root.get('/', (c) => c.html(NOT_BUILT_PAGE));
-  }
-  root.notFound((c) => c.json(errorBody('not_found', 'No such resource.'), 404));
+  const demoBuilt = existsSync(resolve(demo, 'index.html'));
+  const serveDemo = serveStatic({ root: demo });
+  app.notFound(async (c) => {
+    stampPageSecurity(c);
+    if (demoBuilt) {
+      const page = await serveDemo(c, () => Promise.resolve());
+      if (page) return page;
+    } else if (c.req.path === '/') {
+      return c.html(NOT_BUILT_PAGE);
+    }
+    return c.json(errorBody('not_found', 'No such resource.'), 404);
+  });
 
-  const server = createAdaptorServer({ fetch: root.fetch });
+  const server = createAdaptorServer({ fetch: app.fetch });
   // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
   server.listen({ port: config.port, backlog: 4096 }, () => {
     log.info(`bill-checkout listening on ${config.publicUrl}`, {
@@ -88,14 +96,14 @@ async function main(): Promise<void> {
       database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
     });
   });
-  checkout.start();
+  app.start();
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    await checkout.stop();
+    await app.stop();
     sandbox?.close();
     await new Promise<void>((done) => server.close(() => done()));
     await store.close();

@@ -4,13 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
-import { Hono } from 'hono';
 import { listen } from './listen.mjs';
 import { importTs } from './ts.mjs';
 
 /**
  * options: upstreamUrl (the service), env (more configuration), log ('silent' | 'stdout'),
- * mount(root) (extra routes before the BFF's), onRequest(req) (sees each request first).
+ * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
   const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }] =
@@ -38,9 +37,9 @@ export async function startBff(options) {
     ...(options.log === 'stdout' ? {} : { write: () => undefined }),
   });
   const app = createBillCheckout({ config, upstream, store, log });
-  const root = new Hono();
+  // Routes are added to the checkout itself: app.route() would wrap each handler in an async one.
+  const root = app;
   options.mount?.(root);
-  root.route('/', app);
   const onRequest = options.onRequest;
   handler = onRequest ? (req) => (onRequest(req), root.fetch(req)) : (req) => root.fetch(req);
   app.start();

@@ -2,6 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from '../log.js';
 import { ApiError, errorBody } from './errors.js';
+import { stampApiSecurity } from './security-headers.js';
 
 export interface ErrorHandlerOptions {
   log: Logger;
@@ -26,6 +27,7 @@ export function errorHandler({ log }: ErrorHandlerOptions): ErrorHandler {
 
 export function notFound(): NotFoundHandler {
   return function onNotFound(c: Context) {
+    stampApiSecurity(c);
     return c.json(errorBody('not_found', 'No such resource.'), 404);
   };
 }

@@ -1,7 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 
 // hono/secure-headers' defaults, set before the handler so that its response carries them from the start.
-const HEADERS: [string, string][] = [
+const PAGE_HEADERS: [string, string][] = [
   ['Cross-Origin-Resource-Policy', 'same-origin'],
   ['Cross-Origin-Opener-Policy', 'same-origin'],
   ['Origin-Agent-Cluster', '?1'],
@@ -15,23 +15,23 @@ const HEADERS: [string, string][] = [
   ['X-XSS-Protection', '0'],
 ];
 
-export interface SecurityHeadersOptions {
-  /**
-   * Paths under this prefix answer JSON or event streams to scripts, never a document: they carry
-   * only `nosniff`, the one header of the set that matters to them (the rest guard pages: framing,
-   * opener, referrer, HSTS). Default: none, the full set everywhere.
-   */
-  apiPrefix?: string;
+/** The full set, for anything a browser may show as a page. */
+export function stampPageSecurity(c: Context): void {
+  for (const [name, value] of PAGE_HEADERS) c.header(name, value);
 }
 
-export function securityHeaders({ apiPrefix }: SecurityHeadersOptions = {}): MiddlewareHandler {
+/**
+ * JSON and event streams are read by scripts, never shown as a document: of the set only `nosniff`
+ * matters to them (the rest guard pages: framing, opener, referrer, HSTS).
+ */
+export function stampApiSecurity(c: Context): void {
+  c.header('X-Content-Type-Options', 'nosniff');
+}
+
+export function pageSecurityHeaders(): MiddlewareHandler {
   // Not async: passing next()'s promise on saves a promise and a tick per request.
-  return function setSecurityHeaders(c, next) {
-    if (apiPrefix !== undefined && c.req.path.startsWith(apiPrefix)) {
-      c.header('X-Content-Type-Options', 'nosniff');
-    } else {
-      for (const [name, value] of HEADERS) c.header(name, value);
-    }
+  return function setPageSecurityHeaders(c, next) {
+    stampPageSecurity(c);
     return next();
   };
 }

@@ -39,8 +39,10 @@ export function billRoutes(s: Services): Hono {
     return c.body(body, 200, JSON_TYPE);
   };
 
-  // Served from memory without an await when the cached bill is fresh: the common poll.
+  // Served from memory without an await when the cached bill is fresh: the common poll. It stamps
+  // its own headers because no middleware may match its path (see app.ts).
   app.get('/:billId', (c) => {
+    s.browserHeaders(c);
     const hit = servableForToken(c, s);
     if (hit) return json(c, hit.json);
     return (async () => {

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { BillCreator } from '../create/create-bill.js';
 import type { Logger } from '../log.js';
+import type { HeaderStamp } from '../middleware/api-headers.js';
 import type { Hub } from '../status/hub.js';
 import type { Refresher } from '../status/refresher.js';
 import type { Store } from '../store/types.js';
@@ -19,6 +20,8 @@ export interface Services {
   streams: StreamRegistry;
   log: Logger;
   now: () => number;
+  /** Headers of the routes a browser calls (nosniff, X-Server-Time, CORS). */
+  browserHeaders: HeaderStamp;
   clientKey: (c: Context) => string;
   sseHeartbeatMs: number;
 }

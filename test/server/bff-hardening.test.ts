@@ -119,3 +119,28 @@ test('no response or log line contains the key or a secret, even when the servic
     assert.ok(!everything.includes(secret), `leaked ${secret.slice(0, 6)}…`);
   }
 });
+
+test('every route answers with nosniff and X-Server-Time, and the browser routes with CORS', async (t) => {
+  // Headers come from middleware on each route's own path (app.ts), so a new route could miss them.
+  const h = await startHarness(t, { env: { ALLOWED_ORIGINS: 'https://shop.example' } });
+  const bill = await h.create({ amount: '5' });
+  const routes = h.app.routes.filter((r) => r.method !== 'ALL' && !r.path.includes('*'));
+  assert.ok(routes.length >= 10, `only ${routes.length} routes found`);
+  for (const { method, path } of routes) {
+    const url = path.replace(':billId', bill.billId).replace(/:\w+/g, 'x') + `?token=${bill.token}`;
+    const res = await h.request(url, { method, headers: { Origin: 'https://shop.example', ...json }, body: method === 'GET' ? undefined : '{}' });
+    if (res.status !== 204) await res.body?.cancel();
+    const label = `${method} ${path} (${res.status})`;
+    assert.ok(res.status < 500, label);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff', label);
+    if (!path.startsWith('/api/')) continue;
+    assert.equal(res.headers.get('x-server-time'), String(h.clock.now()), label);
+    const browser = path.startsWith('/api/bills');
+    assert.equal(res.headers.get('access-control-allow-origin'), browser ? 'https://shop.example' : null, label);
+  }
+  const preflight = await h.request(`/api/bills/${bill.billId}`, {
+    method: 'OPTIONS', headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'GET' },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example');
+});

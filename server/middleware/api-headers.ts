@@ -1,0 +1,31 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { corsStamp } from './cors.js';
+import type { BrowserCorsOptions } from './cors.js';
+import { stampApiSecurity } from './security-headers.js';
+import { stampServerTime } from './server-time.js';
+
+/** Sets the headers of one API answer; returns the whole answer when there is nothing more to do (a CORS preflight). */
+export type HeaderStamp = (c: Context) => Response | undefined;
+
+export interface ApiHeadersOptions {
+  now: () => number;
+  /** For routes a browser calls from the merchant's page; none for server-to-server routes. */
+  cors?: BrowserCorsOptions;
+}
+
+/** What every API answer carries: `nosniff` and `X-Server-Time`, and CORS on browser routes. */
+export function apiHeaders({ now, cors }: ApiHeadersOptions): HeaderStamp {
+  const stampCors = cors ? corsStamp(cors) : undefined;
+  return function stampApiHeaders(c) {
+    stampApiSecurity(c);
+    stampServerTime(c, now);
+    return stampCors?.(c);
+  };
+}
+
+/** The stamp as middleware, for the routes that can afford one (see app.ts). */
+export function stampedBy(stamp: HeaderStamp): MiddlewareHandler {
+  return function stampHeaders(c, next) {
+    return Promise.resolve(stamp(c) ?? next());
+  };
+}
