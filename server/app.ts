@@ -22,6 +22,8 @@ import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { returnRoutes } from './routes/return.js';
 import type { Services } from './routes/services.js';
+import { webSse } from './routes/sse-transport.js';
+import type { SseTransport } from './routes/sse-transport.js';
 import { createStreamRegistry } from './routes/streams.js';
 import { createHub, createSharedHub } from './status/hub.js';
 import type { Hub } from './status/hub.js';
@@ -53,6 +55,8 @@ export interface BillCheckoutOptions {
   clientKey?: (c: Context) => string;
   /** Comment lines that keep idle SSE connections open (default 15 s). */
   sseHeartbeatMs?: number;
+  /** How SSE bytes reach the client: a web ReadableStream by default; main.ts passes nodeSse. */
+  sse?: SseTransport;
   /** Tuning of the notice worker (lease after a crash, poll interval, backoff). */
   notice?: Pick<NoticeWorkerOptions, 'leaseMs' | 'pollIntervalMs' | 'backoff'>;
 }
@@ -122,6 +126,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders,
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    sse: options.sse ?? webSse,
   };
 
   const app = new Hono();

@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { demoResolveOrder } from './demo-orders.js';
 import { createLogger } from './log.js';
 import { errorBody } from './middleware/errors.js';
+import { nodeSse } from './node/sse-socket.js';
 import { pageSecurityHeaders, stampPageSecurity } from './middleware/security-headers.js';
 import { createSandbox } from './sandbox/sandbox.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     hooks: config.embeddedSandbox && !config.orderLookupUrl ? { resolveOrder: demoResolveOrder } : {},
     notice: { leaseMs: config.noticeLeaseMs },
     clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
+    sse: nodeSse,
   });
   await app.ready();
   const pages = pageSecurityHeaders();

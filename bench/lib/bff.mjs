@@ -12,11 +12,11 @@ import { importTs } from './ts.mjs';
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
-  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }] =
-    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts']
+  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/node/sse-socket.ts']
       .map(importTs));
   let handler = () => new globalThis.Response('starting', { status: 503 });
-  const served = await listen((req) => handler(req));
+  const served = await listen((req, env) => handler(req, env));
   const dir = mkdtempSync(join(tmpdir(), 'bench-bff-'));
   const config = loadConfig({
     PORT: String(served.port),
@@ -36,12 +36,13 @@ export async function startBff(options) {
     secrets: [config.upstream.key, config.upstream.secret],
     ...(options.log === 'stdout' ? {} : { write: () => undefined }),
   });
-  const app = createBillCheckout({ config, upstream, store, log });
+  // As main.ts serves it: SSE written straight to the socket.
+  const app = createBillCheckout({ config, upstream, store, log, sse: nodeSse });
   // Routes are added to the checkout itself: app.route() would wrap each handler in an async one.
   const root = app;
   options.mount?.(root);
   const onRequest = options.onRequest;
-  handler = onRequest ? (req) => (onRequest(req), root.fetch(req)) : (req) => root.fetch(req);
+  handler = onRequest ? (req, env) => (onRequest(req), root.fetch(req, env)) : (req, env) => root.fetch(req, env);
   app.start();
   return {
     url: served.url,

@@ -76,7 +76,10 @@ export function billRoutes(s: Services): Hono {
       release();
       throw error;
     }
-    const live = statusStream({
+    let live: StatusStream | null = null;
+    const { sink, response } = s.sse(c, SSE_HEADERS, () => live?.cancel());
+    live = statusStream({
+      sink,
       first: first.view,
       firstJson: first.json,
       heartbeatMs: s.sseHeartbeatMs,
@@ -89,7 +92,7 @@ export function billRoutes(s: Services): Hono {
     deliver = live.push;
     for (const view of early) live.push(view);
     if (closedEarly) live.close();
-    return c.body(live.body, 200, SSE_HEADERS);
+    return response;
   });
 
   app.post('/:billId/cancel', async (c) => {

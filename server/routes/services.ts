@@ -7,6 +7,7 @@ import type { Hub } from '../status/hub.js';
 import type { Refresher } from '../status/refresher.js';
 import type { Store } from '../store/types.js';
 import type { BillApi } from '../upstream/types.js';
+import type { SseTransport } from './sse-transport.js';
 import type { StreamRegistry } from './streams.js';
 
 /** What the route groups share; built once by createBillCheckout. */
@@ -24,4 +25,5 @@ export interface Services {
   browserHeaders: HeaderStamp;
   clientKey: (c: Context) => string;
   sseHeartbeatMs: number;
+  sse: SseTransport;
 }

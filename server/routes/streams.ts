@@ -1,3 +1,4 @@
+import type { SseSink } from './sse-transport.js';
 import type { BillView } from '../../widget/bill-view.js';
 
 /** Open SSE streams: a cap (MAX_SSE_CONNECTIONS) and a way to end them all on stop. */
@@ -28,6 +29,7 @@ export function createStreamRegistry(max: number): StreamRegistry {
 
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+const EMPTY = new Uint8Array(0);
 // One frame per published view, shared by all its watchers (the hub hands each the same object).
 const frames = new WeakMap<BillView, Uint8Array>();
 
@@ -46,14 +48,16 @@ const sameStatus = (a: BillView, b: BillView) =>
   a.dateTime === b.dateTime && a.statusName === b.statusName;
 
 export interface StatusStream {
-  body: ReadableStream<Uint8Array>;
-  /** Sends a view unless it says what the last one said; closes after a final one. */
+  /** Sends a view unless it says what the last one said; ends after a final one. */
   push(view: BillView): void;
   /** Ends the stream from our side (shutdown). */
   close(): void;
+  /** The client went away. */
+  cancel(): void;
 }
 
 export interface StatusStreamOptions {
+  sink: SseSink;
   first: BillView;
   firstJson?: string;
   heartbeatMs: number;
@@ -62,46 +66,34 @@ export interface StatusStreamOptions {
 }
 
 /**
- * Server-Sent Events of one bill's status: the first event at once, then one per change, closed
- * after the final one. Frames are enqueued as they come: no per-watcher task or wake-up.
+ * Server-Sent Events of one bill's status: the first event at once, then one per change, ended
+ * after the final one. Frames are written as they come: no per-watcher task or wake-up.
  */
-export function statusStream({ first, firstJson, heartbeatMs, onEnd }: StatusStreamOptions): StatusStream {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+export function statusStream({ sink, first, firstJson, heartbeatMs, onEnd }: StatusStreamOptions): StatusStream {
   let last = first;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let ended = false;
-  const finish = (closeBody: boolean) => {
+  const finish = (lastChunk: Uint8Array | null) => {
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
-    if (closeBody) {
-      try {
-        controller.close();
-      } catch {
-        // Already closed or errored by the consumer.
-      }
-    }
+    if (lastChunk) sink.end(lastChunk.length ? lastChunk : undefined);
     onEnd();
   };
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      c.enqueue(statusFrame(first, firstJson));
-      if (first.isFinal) finish(true);
-      else heartbeat = setInterval(() => controller.enqueue(KEEP_ALIVE), heartbeatMs);
-    },
-    cancel() {
-      finish(false);
-    },
-  });
+  if (first.isFinal) {
+    finish(statusFrame(first, firstJson));
+  } else {
+    sink.write(statusFrame(first, firstJson));
+    heartbeat = setInterval(() => sink.write(KEEP_ALIVE), heartbeatMs);
+  }
   return {
-    body,
     push(view) {
       if (ended || sameStatus(view, last)) return;
       last = view;
-      controller.enqueue(statusFrame(view));
-      if (view.isFinal) finish(true);
+      if (view.isFinal) finish(statusFrame(view));
+      else sink.write(statusFrame(view));
     },
-    close: () => finish(true),
+    close: () => finish(EMPTY),
+    cancel: () => finish(null),
   };
 }

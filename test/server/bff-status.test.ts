@@ -40,41 +40,45 @@ test('1,000 concurrent status reads of one bill cost at most one requery per win
   assert.equal(h.requeries(bill.billId), 2);
 });
 
-test('SSE: the first event at once, one per change, closed after the final one', async (t) => {
-  const h = await startHarness(t);
-  const bill = await h.create();
-  const res = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const sse = readSse(res);
-  const first = await sse.next();
-  assert.equal(first?.outcome, 'pending');
-  assert.equal(first?.status, 1);
-  h.sandbox.setFaults({ callbackDuplicateRate: 1 });
-  h.sandbox.pay(bill.billId);
-  const second = await sse.next();
-  assert.equal(second?.outcome, 'paid');
-  assert.equal(second?.isFinal, true);
-  assert.equal(await sse.next(), null);
-  await h.sandbox.idle();
-});
+for (const transport of ['node', 'web'] as const) {
+  test(`SSE: the first event at once, one per change, closed after the final one (${transport} stream)`, async (t) => {
+    const h = await startHarness(t, { sse: transport });
+    const bill = await h.create();
+    const res = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const sse = readSse(res);
+    const first = await sse.next();
+    assert.equal(first?.outcome, 'pending');
+    assert.equal(first?.status, 1);
+    h.sandbox.setFaults({ callbackDuplicateRate: 1 });
+    h.sandbox.pay(bill.billId);
+    const second = await sse.next();
+    assert.equal(second?.outcome, 'paid');
+    assert.equal(second?.isFinal, true);
+    assert.equal(await sse.next(), null);
+    await h.sandbox.idle();
+  });
+}
 
-test('SSE beyond MAX_SSE_CONNECTIONS answers 503 too_many_streams; a closed stream frees its place', async (t) => {
-  const h = await startHarness(t, { env: { MAX_SSE_CONNECTIONS: '1' } });
-  const bill = await h.create();
-  const path = `/api/bills/${bill.billId}/events?token=${bill.token}`;
-  const one = readSse(await h.request(path));
-  assert.equal((await one.next())?.outcome, 'pending');
-  const refused = await h.request(path);
-  assert.equal(refused.status, 503);
-  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'too_many_streams');
-  await one.cancel();
-  // The server notices the disconnect on its own schedule: wait for its cleanup, not for a time.
-  while (h.app.hub.size() > 0) await new Promise((resolve) => setImmediate(resolve));
-  const again = await h.request(path);
-  assert.equal(again.status, 200);
-  await readSse(again).cancel();
-});
+for (const transport of ['node', 'web'] as const) {
+  test(`SSE beyond MAX_SSE_CONNECTIONS answers 503 too_many_streams; a closed stream frees its place (${transport} stream)`, async (t) => {
+    const h = await startHarness(t, { env: { MAX_SSE_CONNECTIONS: '1' }, sse: transport });
+    const bill = await h.create();
+    const path = `/api/bills/${bill.billId}/events?token=${bill.token}`;
+    const one = readSse(await h.request(path));
+    assert.equal((await one.next())?.outcome, 'pending');
+    const refused = await h.request(path);
+    assert.equal(refused.status, 503);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'too_many_streams');
+    await one.cancel();
+    // The server notices the disconnect on its own schedule: wait for its cleanup, not for a time.
+    while (h.app.hub.size() > 0) await new Promise((resolve) => setImmediate(resolve));
+    const again = await h.request(path);
+    assert.equal(again.status, 200);
+    await readSse(again).cancel();
+  });
+}
 
 test('cancel works only while the bill is pending', async (t) => {
   const h = await startHarness(t);
@@ -110,18 +114,20 @@ test('a cancel the service refuses (paid meanwhile) answers 409 and stores the t
   assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'paid');
 });
 
-test('SSE: an idle stream carries comment heartbeats', async (t) => {
-  const h = await startHarness(t, { sseHeartbeatMs: 20 });
-  const bill = await h.create();
-  const res = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  while (!text.includes(': keep-alive\n\n')) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  assert.match(text, /^event: status\n/);
-  assert.ok(text.includes(': keep-alive\n\n'));
-  await reader.cancel();
-});
+for (const transport of ['node', 'web'] as const) {
+  test(`SSE: an idle stream carries comment heartbeats (${transport} stream)`, async (t) => {
+    const h = await startHarness(t, { sseHeartbeatMs: 20, sse: transport });
+    const bill = await h.create();
+    const res = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes(': keep-alive\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    assert.match(text, /^event: status\n/);
+    assert.ok(text.includes(': keep-alive\n\n'));
+    await reader.cancel();
+  });
+}

@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import type { HttpBindings } from '@hono/node-server';
 import { createBillCheckout } from '../../../server/app.js';
+import { nodeSse } from '../../../server/node/sse-socket.js';
+import { webSse } from '../../../server/routes/sse-transport.js';
 import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
 import { loadConfig } from '../../../server/config.js';
 import type { Config } from '../../../server/config.js';
@@ -41,6 +44,8 @@ export interface HarnessOptions {
   /** Wraps the store the BFF uses (to make it fail, say); `Harness.store` stays the real one. */
   wrapStore?: (store: Store) => Store;
   sseHeartbeatMs?: number;
+  /** How SSE reaches the client: written to Node's socket as `npm start` does (default), or a web stream. */
+  sse?: 'node' | 'web';
   /** Start the reconciler and notice worker timers (default false: tests call runOnce). */
   start?: boolean;
 }
@@ -71,8 +76,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const logs: string[] = [];
   const bodies: string[] = [];
 
-  let handler: (req: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
-  const bff = await serveOn((req) => handler(req));
+  let handler: (req: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
+  const bff = await serveOn((req, env) => handler(req, env));
   const sandboxServer = await serveOn((req) => sandbox.app.fetch(req));
   const sandbox: Sandbox = createSandbox({
     key: TEST_KEY,
@@ -114,8 +119,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   });
   const app = createBillCheckout({ config, upstream, store: options.wrapStore ? options.wrapStore(store) : store, hooks: options.hooks, log, now: clock.now,
     sseHeartbeatMs: options.sseHeartbeatMs,
+    sse: options.sse === 'web' ? webSse : nodeSse,
   });
-  handler = (req) => app.fetch(req);
+  handler = (req, env) => app.fetch(req, env);
   if (options.start) app.start();
 
   t.after(async () => {

@@ -1,5 +1,6 @@
 // Loopback servers for tests: every one is closed by the test's after hook.
 import { serve } from '@hono/node-server';
+import type { HttpBindings } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -11,9 +12,9 @@ export interface Served {
 }
 
 /** Serves `fetch` on 127.0.0.1 (port 0 = any free one). */
-export async function serveOn(fetch: (req: Request) => Response | Promise<Response>, port = 0): Promise<Served> {
+export async function serveOn(fetch: (req: Request, env: HttpBindings) => Response | Promise<Response>, port = 0): Promise<Served> {
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch, port, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
+    const s = serve({ fetch: (req, env) => fetch(req, env as HttpBindings), port, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
   });
   const actual = (server.address() as AddressInfo).port;
   return {
