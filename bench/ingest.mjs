@@ -30,12 +30,17 @@ try {
   let ok = 0;
   let refused = 0;
   const start = monoMs();
+  const cpuHere = process.cpuUsage();
+  const cpuBff = await bff.call('cpu');
   await eachLimited(held, concurrency, async ({ url, body }) => {
     const r = await request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' }, body });
     if (r.status === 200) ok++;
     else refused++;
   });
   const seconds = (monoMs() - start) / 1000;
+  const usedHere = process.cpuUsage(cpuHere);
+  const nowBff = await bff.call('cpu');
+  const cpuMs = (u) => (u.user + u.system) / 1000;
   agent.destroy();
   const finals = await bff.call('finals', { billIds: bills.map((b) => b.billId) });
   const requeries = sandbox.sandbox.stats().calls.requery;
@@ -48,6 +53,10 @@ try {
   report(`ingest.${store}.requeries`, requeries, 'count');
   report(`ingest.${store}.finals_stored`, finals, 'count');
   report(`ingest.${store}.lost`, count - finals, 'count');
+  // Where the time goes: the BFF's CPU, and this process's (the callbacks' sender and the sandbox answering requeries).
+  report(`ingest.${store}.bff_cpu_ms_per_callback`, (cpuMs(nowBff) - cpuMs(cpuBff)) / count, 'ms');
+  report(`ingest.${store}.bff_cpu_busy`, (cpuMs(nowBff) - cpuMs(cpuBff)) / 1000 / seconds, 'ratio');
+  report(`ingest.${store}.sender_and_sandbox_cpu_busy`, cpuMs(usedHere) / 1000 / seconds, 'ratio');
   goal(`ingest.${store}.callbacks_per_s`, count / seconds >= 1000, 1000, 'callbacks/s');
   goal(`ingest.${store}.lost`, finals === count, 0, 'count');
 } finally {

@@ -1,12 +1,12 @@
 // createBillCheckout: the BFF as a Hono app, plus start()/stop() for its background work.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Config } from './config.js';
 import { createBillCreator } from './create/create-bill.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
 import { apiHeaders, stampedBy } from './middleware/api-headers.js';
+import { bodyLimit } from './middleware/body-limit.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { errorBody } from './middleware/errors.js';
 import { pageSecurityHeaders } from './middleware/security-headers.js';
@@ -147,7 +147,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   app.use('/healthz', pageSecurityHeaders());
   // Only requests with a body: reading a GET's body would cost a full Request per read.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
-    maxSize: config.bodyLimitBytes,
+    maxBytes: config.bodyLimitBytes,
     onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
   }));
   app.route('/api/bills', billRoutes(services));

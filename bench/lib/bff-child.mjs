@@ -27,6 +27,7 @@ bareApp.get('/api/bills/:billId', (c) => {
 const bare = setup.bare ? await listen((req) => bareApp.fetch(req)) : null;
 
 const commands = {
+  cpu: () => process.cpuUsage(),
   memory() {
     globalThis.gc?.();
     globalThis.gc?.();

@@ -12,8 +12,8 @@ import { importTs } from './ts.mjs';
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
-  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }] =
-    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/node/sse-socket.ts']
+  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeFetch }, { nodeHmacSha256 }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/node/sse-socket.ts', 'server/node/http-fetch.ts', 'server/node/hmac.ts']
       .map(importTs));
   let handler = () => new globalThis.Response('starting', { status: 503 });
   const served = await listen((req, env) => handler(req, env));
@@ -30,8 +30,9 @@ export async function startBff(options) {
     ...options.env,
   });
   const store = await openStore(config.databaseUrl);
-  const signer = await loadSigner(config.upstream.signer, (p) => import(p));
-  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
+  // As main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
+  const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, fetch: nodeFetch() });
   const log = createLogger({
     secrets: [config.upstream.key, config.upstream.secret],
     ...(options.log === 'stdout' ? {} : { write: () => undefined }),

@@ -9,9 +9,17 @@ export function canonicalText(method: string, path: string, query: string, body:
   return `${method.toUpperCase()}\n${path}\n${query}\n${body}`;
 }
 
+// Imported once per secret: importKey costs as much as the signature itself.
+const keys = new Map<string, Promise<CryptoKey>>();
+
 async function hmacSha256(secret: string, text: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 16) keys.clear();
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    keys.set(secret, key);
+  }
+  return new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(text)));
 }
 
 export async function signHex(secret: string, text: string): Promise<string> {

@@ -10,9 +10,21 @@ export interface CachedBill {
   json: string;
 }
 
+// The view and its JSON are made when first asked for: a bill loaded only to be requeried never needs them.
+class Cached implements CachedBill {
+  #view: BillView | undefined;
+  #json: string | undefined;
+  constructor(readonly bill: CachedBill['bill'], readonly at: number) {}
+  get view(): BillView {
+    return (this.#view ??= toBillView(this.bill));
+  }
+  get json(): string {
+    return (this.#json ??= JSON.stringify(this.view));
+  }
+}
+
 export function cachedBill(bill: StoredBill): CachedBill {
-  const view = toBillView(bill);
-  return { bill: bill as CachedBill['bill'], view, json: JSON.stringify(view) };
+  return new Cached(bill as CachedBill['bill'], 0);
 }
 
 export interface BillCache {
@@ -31,13 +43,9 @@ export interface BillCacheOptions {
   now: () => number;
 }
 
-interface Entry extends CachedBill {
-  at: number;
-}
-
 /** Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store. */
 export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions): BillCache {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Cached>();
   return {
     get(billId) {
       const entry = entries.get(billId);
@@ -46,7 +54,7 @@ export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions)
       return undefined;
     },
     set(bill) {
-      const entry: Entry = { ...cachedBill(bill), at: now() };
+      const entry = new Cached(bill as CachedBill['bill'], now());
       const billId = bill.billId;
       if (billId === null || maxEntries <= 0) return entry;
       entries.delete(billId);

@@ -244,9 +244,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     },
 
     async claimRefresh(billId, at, maxAgeMs, leaseMs) {
-      const bill = billWhere('bill_id', billId);
-      if (!bill || bill.isFinal) return false;
-      if (maxAgeMs > 0 && bill.checkedAt !== null && bill.checkedAt > at - maxAgeMs) return false;
+      const bill = q('SELECT is_final, checked_at FROM bills WHERE bill_id = ?').get(billId) as
+        Pick<BillRow, 'is_final' | 'checked_at'> | undefined;
+      if (!bill || bill.is_final) return false;
+      if (maxAgeMs > 0 && bill.checked_at !== null && bill.checked_at > at - maxAgeMs) return false;
       const held = refreshLeases.get(billId);
       if (held !== undefined && held > at) return false;
       refreshLeases.set(billId, at + leaseMs);

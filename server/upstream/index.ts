@@ -5,5 +5,5 @@ export {
 } from './errors.js';
 export { AMOUNT_FIELDS, parseJsonLossless, quoteNumberMembers } from './lossless-json.js';
 export { amountSchema, createdBillSchema, envelopeSchema, listResultSchema, statusRecordSchema } from './schemas.js';
-export { BUILT_IN_SIGNER_NAMES, builtInSigner, loadSigner, signatureBase } from './signers.js';
+export { BUILT_IN_SIGNER_NAMES, builtInSigner, loadSigner, signatureBase, subtleHmacSha256, type HmacSha256 } from './signers.js';
 export type * from './types.js';

@@ -10,6 +10,9 @@ export function signatureBase(input: Pick<SignInput, 'method' | 'path' | 'query'
 const encoder = new TextEncoder();
 let cachedKey: { secret: string; key: Promise<CryptoKey> } | null = null;
 
+/** HMAC-SHA256 of `data` under `secret` (both text, UTF-8). */
+export type HmacSha256 = (secret: string, data: string) => Uint8Array | Promise<Uint8Array>;
+
 function hmacKey(secret: string): Promise<CryptoKey> {
   if (cachedKey?.secret !== secret) {
     const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
@@ -18,10 +21,9 @@ function hmacKey(secret: string): Promise<CryptoKey> {
   return cachedKey.key;
 }
 
-async function hmacSha256(input: SignInput): Promise<Uint8Array> {
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(input.secret), encoder.encode(signatureBase(input)));
-  return new Uint8Array(mac);
-}
+/** On crypto.subtle: runs wherever Hono runs. */
+export const subtleHmacSha256: HmacSha256 = async (secret, data) =>
+  new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret), encoder.encode(data)));
 
 function hex(bytes: Uint8Array): string {
   let out = '';
@@ -35,15 +37,17 @@ function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-const BUILT_IN: Record<string, Signer> = {
-  'hmac-sha256': async (input) => hex(await hmacSha256(input)),
-  'hmac-sha256-base64': async (input) => base64(await hmacSha256(input)),
+const ENCODINGS: Record<string, (mac: Uint8Array) => string> = {
+  'hmac-sha256': hex,
+  'hmac-sha256-base64': base64,
 };
 
-export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(BUILT_IN);
+export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(ENCODINGS);
 
-export function builtInSigner(name: string): Signer | undefined {
-  return Object.hasOwn(BUILT_IN, name) ? BUILT_IN[name] : undefined;
+/** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle). */
+export function builtInSigner(name: string, mac: HmacSha256 = subtleHmacSha256): Signer | undefined {
+  const encode = Object.hasOwn(ENCODINGS, name) ? ENCODINGS[name] : undefined;
+  return encode && (async (input) => encode(await mac(input.secret, signatureBase(input))));
 }
 
 const WHAT_IT_MUST_BE =
@@ -67,11 +71,14 @@ function pickSign(mod: unknown): Signer | undefined {
 
 /**
  * The signer named by BILL_SIGNER. `importModule` loads a module specifier; the Node entry
- * resolves relative paths to file URLs first and passes `(s) => import(s)`.
+ * resolves relative paths to file URLs first and passes `(s) => import(s)`. `mac` serves the
+ * built-in schemes (the Node entry passes node:crypto's).
  */
-export async function loadSigner(spec: string, importModule: (specifier: string) => Promise<unknown>): Promise<Signer> {
+export async function loadSigner(
+  spec: string, importModule: (specifier: string) => Promise<unknown>, mac?: HmacSha256,
+): Promise<Signer> {
   const name = spec.trim();
-  const builtIn = builtInSigner(name);
+  const builtIn = builtInSigner(name, mac);
   if (builtIn) return builtIn;
   if (!name || !looksLikeModule(name)) {
     throw new ConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);

@@ -7,6 +7,7 @@ import {
   BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiTimeoutError,
   type BillApiOptions,
 } from '../../server/upstream/index.js';
+import { nodeFetch } from '../../server/node/http-fetch.js';
 import { listen } from './support/sandbox-harness.js';
 import { freePort } from './support/servers.js';
 import { recordingClient } from './support/upstream-client.js';
@@ -25,10 +26,6 @@ const CREATED = {
 const ok = (data: unknown) => ({ code: 0, message: 'OK', data });
 const CREATE_INPUT = { amount: '10.00', merchantReference: 'M1', callbackUrl: 'http://m/cb', redirectUrl: 'http://m/r' };
 
-function client(base: string, env: Record<string, string>, extra: Partial<BillApiOptions> = {}) {
-  return recordingClient(base, env, { baseBackoffMs: 100, maxBackoffMs: 300, ...extra });
-}
-
 /** Resolves when the awaited rejection is an instance of `cls`; hands the error back. */
 async function rejectsWith<E extends Error>(promise: Promise<unknown>, cls: new (...a: never[]) => E): Promise<E> {
   try {
@@ -40,207 +37,214 @@ async function rejectsWith<E extends Error>(promise: Promise<unknown>, cls: new 
   assert.fail(`expected ${cls.name}, but the call succeeded`);
 }
 
-test('requery retries HTTP 5xx with capped exponential backoff, then succeeds', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.get('/v1/bill/requery', (c) => (++calls <= 4 ? c.json({ code: 1500, message: 'busy', data: null }, 503) : c.json(ok(RECORD))));
-  const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '5' });
+// Every test runs over both HTTP clients: the web default (undici's fetch) and the Node entry's nodeFetch.
+for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]] as const) {
+  function client(base: string, env: Record<string, string>, extra: Partial<BillApiOptions> = {}) {
+    return recordingClient(base, env, { baseBackoffMs: 100, maxBackoffMs: 300, ...(fetchImpl ? { fetch: fetchImpl } : {}), ...extra });
+  }
 
-  const record = await api.requeryBill('B1');
-  assert.equal(record.billId, 'B1');
-  assert.equal(calls, 5);
-  // random() = 0.5 of min(300, 100 × 2^n): grows, then stays at the cap.
-  assert.deepEqual(delays, [50, 100, 150, 150]);
-});
+  test(`requery retries HTTP 5xx with capped exponential backoff, then succeeds (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => (++calls <= 4 ? c.json({ code: 1500, message: 'busy', data: null }, 503) : c.json(ok(RECORD))));
+    const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '5' });
 
-test('requery gives up after BILL_API_RETRIES and says how many attempts it made', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.get('/v1/bill/requery', (c) => {
-    calls++;
-    return c.text('upstream down', 502);
+    const record = await api.requeryBill('B1');
+    assert.equal(record.billId, 'B1');
+    assert.equal(calls, 5);
+    // random() = 0.5 of min(300, 100 × 2^n): grows, then stays at the cap.
+    assert.deepEqual(delays, [50, 100, 150, 150]);
   });
-  const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '2' });
 
-  const err = await rejectsWith(api.requeryBill('B1'), BillApiHttpError);
-  assert.equal(calls, 3);
-  assert.equal(delays.length, 2);
-  assert.equal(err.httpStatus, 502);
-  assert.equal(err.attempts, 3);
-  assert.match(err.message, /gave up after 3 attempts/);
-});
+  test(`requery gives up after BILL_API_RETRIES and says how many attempts it made (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => {
+      calls++;
+      return c.text('upstream down', 502);
+    });
+    const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '2' });
 
-test('requery retries a dropped connection and a 429, honouring Retry-After up to the cap', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.get('/v1/bill/requery', (c) => {
-    calls++;
-    if (calls === 1) {
-      c.env.incoming.socket.destroy();
+    const err = await rejectsWith(api.requeryBill('B1'), BillApiHttpError);
+    assert.equal(calls, 3);
+    assert.equal(delays.length, 2);
+    assert.equal(err.httpStatus, 502);
+    assert.equal(err.attempts, 3);
+    assert.match(err.message, /gave up after 3 attempts/);
+  });
+
+  test(`requery retries a dropped connection and a 429, honouring Retry-After up to the cap (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => {
+      calls++;
+      if (calls === 1) {
+        c.env.incoming.socket.destroy();
+        return new Promise<Response>(() => {});
+      }
+      if (calls === 2) return c.json({ code: 1429, message: 'slow down', data: null }, 429, { 'Retry-After': '1' });
+      return c.json(ok(RECORD));
+    });
+    const { api, delays } = client(await listen(t, app), {});
+
+    assert.equal((await api.requeryBill('B1')).status, 1);
+    assert.equal(calls, 3);
+    assert.deepEqual(delays, [50, 300]);
+  });
+
+  test(`list retries too; a 4xx refusal is not retried (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.post('/v1/bills', (c) => {
+      calls++;
+      return calls === 1 ? c.text('oops', 500) : c.json({ code: 1003, message: 'unknown filter', data: null }, 400);
+    });
+    const { api } = client(await listen(t, app), {});
+
+    const err = await rejectsWith(api.listBills({ filters: [{ name: 'nope', value: 'x', matchType: 'equal' }] }), BillApiRejectedError);
+    assert.equal(calls, 2);
+    assert.equal(err.code, 1003);
+    assert.equal(err.retryable, false);
+  });
+
+  test(`create is sent exactly once: a 503 leaves the outcome unknown (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.post('/v1/bill/create', (c) => {
+      calls++;
+      return c.json({ code: 1500, message: 'lost', data: null }, 503);
+    });
+    const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '5' });
+
+    const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiError);
+    assert.equal(calls, 1);
+    assert.deepEqual(delays, []);
+    assert.equal(err.outcomeUnknown, true);
+    assert.equal(err.retryable, false, 'not safe to repeat before settling');
+    assert.match(err.message, /findByMerchantReference/);
+  });
+
+  test(`create that times out is not retried and its outcome is unknown (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.post('/v1/bill/create', () => {
+      calls++;
       return new Promise<Response>(() => {});
-    }
-    if (calls === 2) return c.json({ code: 1429, message: 'slow down', data: null }, 429, { 'Retry-After': '1' });
-    return c.json(ok(RECORD));
-  });
-  const { api, delays } = client(await listen(t, app), {});
+    });
+    const { api } = client(await listen(t, app), { BILL_API_TIMEOUT_MS: '60' });
 
-  assert.equal((await api.requeryBill('B1')).status, 1);
-  assert.equal(calls, 3);
-  assert.deepEqual(delays, [50, 300]);
-});
-
-test('list retries too; a 4xx refusal is not retried', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.post('/v1/bills', (c) => {
-    calls++;
-    return calls === 1 ? c.text('oops', 500) : c.json({ code: 1003, message: 'unknown filter', data: null }, 400);
-  });
-  const { api } = client(await listen(t, app), {});
-
-  const err = await rejectsWith(api.listBills({ filters: [{ name: 'nope', value: 'x', matchType: 'equal' }] }), BillApiRejectedError);
-  assert.equal(calls, 2);
-  assert.equal(err.code, 1003);
-  assert.equal(err.retryable, false);
-});
-
-test('create is sent exactly once: a 503 leaves the outcome unknown', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.post('/v1/bill/create', (c) => {
-    calls++;
-    return c.json({ code: 1500, message: 'lost', data: null }, 503);
-  });
-  const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '5' });
-
-  const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiError);
-  assert.equal(calls, 1);
-  assert.deepEqual(delays, []);
-  assert.equal(err.outcomeUnknown, true);
-  assert.equal(err.retryable, false, 'not safe to repeat before settling');
-  assert.match(err.message, /findByMerchantReference/);
-});
-
-test('create that times out is not retried and its outcome is unknown', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.post('/v1/bill/create', () => {
-    calls++;
-    return new Promise<Response>(() => {});
-  });
-  const { api } = client(await listen(t, app), { BILL_API_TIMEOUT_MS: '60' });
-
-  const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiTimeoutError);
-  assert.equal(calls, 1);
-  assert.equal(err.outcomeUnknown, true);
-  assert.equal(err.timeoutMs, 60);
-  assert.match(err.message, /BILL_API_TIMEOUT_MS/);
-});
-
-test('create refused by the service (4xx envelope) is a known outcome', async (t) => {
-  const app: App = new Hono();
-  app.post('/v1/bill/create', (c) => c.json({ code: 1003, message: 'amount must be > 0', data: null }, 400));
-  const { api } = client(await listen(t, app), {});
-
-  const err = await rejectsWith(api.createBill({ ...CREATE_INPUT, amount: '0' }), BillApiRejectedError);
-  assert.equal(err.outcomeUnknown, false);
-  assert.equal(err.httpStatus, 400);
-});
-
-test('create over a refused connection is not retried and may have been sent', async () => {
-  // A port nothing listens on: one just freed.
-  const closed = `http://127.0.0.1:${await freePort()}`;
-  const { api, delays } = client(closed, {});
-
-  const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiNetworkError);
-  assert.equal(err.outcomeUnknown, true);
-  assert.deepEqual(delays, []);
-  assert.match(err.message, /ECONNREFUSED/);
-  assert.match(err.message, /BILL_API_BASE_URL/);
-
-  const requery = await rejectsWith(client(closed, { BILL_API_RETRIES: '2' }).api.requeryBill('B1'), BillApiNetworkError);
-  assert.equal(requery.attempts, 3);
-});
-
-test('a server that never answers ends in a timeout per attempt, retried for requery', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.get('/v1/bill/requery', () => {
-    calls++;
-    return new Promise<Response>(() => {});
-  });
-  const { api } = client(await listen(t, app), { BILL_API_TIMEOUT_MS: '40', BILL_API_RETRIES: '1' });
-
-  const err = await rejectsWith(api.requeryBill('B1'), BillApiTimeoutError);
-  assert.equal(calls, 2);
-  assert.equal(err.retryable, true);
-  assert.equal(err.outcomeUnknown, false);
-});
-
-test("the caller's abort is not retried and surfaces as an AbortError", async (t) => {
-  let calls = 0;
-  let arrived!: () => void;
-  const reached = new Promise<void>((r) => (arrived = r));
-  const app: App = new Hono();
-  app.all('*', () => {
-    calls++;
-    arrived();
-    return new Promise<Response>(() => {});
-  });
-  const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '3' });
-
-  const controller = new AbortController();
-  const pending = api.requeryBill('B1', { signal: controller.signal });
-  await reached;
-  controller.abort();
-  const err = await rejectsWith(pending, BillApiAbortError);
-  assert.equal(err.name, 'AbortError');
-  assert.equal(calls, 1);
-  assert.deepEqual(delays, []);
-
-  const already = AbortSignal.abort();
-  const notSent = await rejectsWith(api.createBill(CREATE_INPUT, { signal: already }), BillApiAbortError);
-  assert.equal(notSent.outcomeUnknown, false, 'a create aborted before sending has a known outcome');
-  assert.equal(calls, 1);
-});
-
-test('an abort during the backoff wait ends the retries', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.get('/v1/bill/requery', (c) => {
-    calls++;
-    return c.text('down', 503);
-  });
-  const controller = new AbortController();
-  const { api } = client(await listen(t, app), { BILL_API_RETRIES: '3' }, {
-    sleep: (_ms, signal) => new Promise((_resolve, reject) => {
-      signal?.addEventListener('abort', () => reject(signal.reason));
-      controller.abort();
-    }),
+    const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiTimeoutError);
+    assert.equal(calls, 1);
+    assert.equal(err.outcomeUnknown, true);
+    assert.equal(err.timeoutMs, 60);
+    assert.match(err.message, /BILL_API_TIMEOUT_MS/);
   });
 
-  await rejectsWith(api.requeryBill('B1', { signal: controller.signal }), BillApiAbortError);
-  assert.equal(calls, 1);
-});
+  test(`create refused by the service (4xx envelope) is a known outcome (${via})`, async (t) => {
+    const app: App = new Hono();
+    app.post('/v1/bill/create', (c) => c.json({ code: 1003, message: 'amount must be > 0', data: null }, 400));
+    const { api } = client(await listen(t, app), {});
 
-test('cancel and bind are never retried', async (t) => {
-  let calls = 0;
-  const app: App = new Hono();
-  app.post('*', (c) => {
-    calls++;
-    return c.text('down', 503);
+    const err = await rejectsWith(api.createBill({ ...CREATE_INPUT, amount: '0' }), BillApiRejectedError);
+    assert.equal(err.outcomeUnknown, false);
+    assert.equal(err.httpStatus, 400);
   });
-  const { api } = client(await listen(t, app), { BILL_API_RETRIES: '3' });
 
-  await rejectsWith(api.cancelBill('B1'), BillApiHttpError);
-  await rejectsWith(api.bindCustomer({ name: 'Ann', email: 'a@x' }), BillApiHttpError);
-  assert.equal(calls, 2);
-});
+  test(`create over a refused connection is not retried and may have been sent (${via})`, async () => {
+    // A port nothing listens on: one just freed.
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const { api, delays } = client(closed, {});
 
-test('a create answer with a well-formed body is read', async (t) => {
-  const app: App = new Hono();
-  app.post('/v1/bill/create', (c) => c.json(ok(CREATED)));
-  const { api } = client(await listen(t, app), {});
-  const bill = await api.createBill(CREATE_INPUT);
-  assert.deepEqual(bill, { ...CREATED, billAmount: '10', requireGCAmount: '0.125' });
-});
+    const err = await rejectsWith(api.createBill(CREATE_INPUT), BillApiNetworkError);
+    assert.equal(err.outcomeUnknown, true);
+    assert.deepEqual(delays, []);
+    assert.match(err.message, /ECONNREFUSED/);
+    assert.match(err.message, /BILL_API_BASE_URL/);
+
+    const requery = await rejectsWith(client(closed, { BILL_API_RETRIES: '2' }).api.requeryBill('B1'), BillApiNetworkError);
+    assert.equal(requery.attempts, 3);
+  });
+
+  test(`a server that never answers ends in a timeout per attempt, retried for requery (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', () => {
+      calls++;
+      return new Promise<Response>(() => {});
+    });
+    const { api } = client(await listen(t, app), { BILL_API_TIMEOUT_MS: '40', BILL_API_RETRIES: '1' });
+
+    const err = await rejectsWith(api.requeryBill('B1'), BillApiTimeoutError);
+    assert.equal(calls, 2);
+    assert.equal(err.retryable, true);
+    assert.equal(err.outcomeUnknown, false);
+  });
+
+  test(`the caller's abort is not retried and surfaces as an AbortError (${via})`, async (t) => {
+    let calls = 0;
+    let arrived!: () => void;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const app: App = new Hono();
+    app.all('*', () => {
+      calls++;
+      arrived();
+      return new Promise<Response>(() => {});
+    });
+    const { api, delays } = client(await listen(t, app), { BILL_API_RETRIES: '3' });
+
+    const controller = new AbortController();
+    const pending = api.requeryBill('B1', { signal: controller.signal });
+    await reached;
+    controller.abort();
+    const err = await rejectsWith(pending, BillApiAbortError);
+    assert.equal(err.name, 'AbortError');
+    assert.equal(calls, 1);
+    assert.deepEqual(delays, []);
+
+    const already = AbortSignal.abort();
+    const notSent = await rejectsWith(api.createBill(CREATE_INPUT, { signal: already }), BillApiAbortError);
+    assert.equal(notSent.outcomeUnknown, false, 'a create aborted before sending has a known outcome');
+    assert.equal(calls, 1);
+  });
+
+  test(`an abort during the backoff wait ends the retries (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => {
+      calls++;
+      return c.text('down', 503);
+    });
+    const controller = new AbortController();
+    const { api } = client(await listen(t, app), { BILL_API_RETRIES: '3' }, {
+      sleep: (_ms, signal) => new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason));
+        controller.abort();
+      }),
+    });
+
+    await rejectsWith(api.requeryBill('B1', { signal: controller.signal }), BillApiAbortError);
+    assert.equal(calls, 1);
+  });
+
+  test(`cancel and bind are never retried (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.post('*', (c) => {
+      calls++;
+      return c.text('down', 503);
+    });
+    const { api } = client(await listen(t, app), { BILL_API_RETRIES: '3' });
+
+    await rejectsWith(api.cancelBill('B1'), BillApiHttpError);
+    await rejectsWith(api.bindCustomer({ name: 'Ann', email: 'a@x' }), BillApiHttpError);
+    assert.equal(calls, 2);
+  });
+
+  test(`a create answer with a well-formed body is read (${via})`, async (t) => {
+    const app: App = new Hono();
+    app.post('/v1/bill/create', (c) => c.json(ok(CREATED)));
+    const { api } = client(await listen(t, app), {});
+    const bill = await api.createBill(CREATE_INPUT);
+    assert.deepEqual(bill, { ...CREATED, billAmount: '10', requireGCAmount: '0.125' });
+  });
+}

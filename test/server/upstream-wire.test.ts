@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { Hono, type Context, type Next } from 'hono';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { nodeHmacSha256 } from '../../server/node/hmac.js';
 import {
   builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignInput,
 } from '../../server/upstream/index.js';
@@ -117,6 +118,9 @@ test('built-in signers: hmac-sha256 is lower-case hex, hmac-sha256-base64 the sa
   const digest = mac.digest();
   assert.equal(await builtInSigner('hmac-sha256')!(input), digest.toString('hex'));
   assert.equal(await builtInSigner('hmac-sha256-base64')!(input), digest.toString('base64'));
+  // The Node entry's node:crypto HMAC signs the same.
+  assert.equal(await builtInSigner('hmac-sha256', nodeHmacSha256)!(input), digest.toString('hex'));
+  assert.equal(await (await loadSigner('hmac-sha256-base64', () => Promise.reject(new Error('no module')), nodeHmacSha256))(input), digest.toString('base64'));
   assert.equal(builtInSigner('toString'), undefined);
 });
 
@@ -127,7 +131,8 @@ test('loadSigner explains what BILL_SIGNER must be', async (t) => {
   await writeFile(noFunction, 'export const sign = "not a function";\n');
   const importFile = (s: string) => import(pathToFileURL(s).href);
 
-  assert.equal(await loadSigner('hmac-sha256', importFile), builtInSigner('hmac-sha256'));
+  const probe: SignInput = { method: 'GET', path: '/v1/bill', query: 'billId=1', body: '', key: 'k', secret: 's' };
+  assert.equal(await (await loadSigner('hmac-sha256', importFile))(probe), await builtInSigner('hmac-sha256')!(probe));
   await assert.rejects(loadSigner('hmac-sha512', importFile), (e: Error) => e instanceof ConfigError && /Unknown BILL_SIGNER "hmac-sha512".*hmac-sha256, hmac-sha256-base64/.test(e.message));
   await assert.rejects(loadSigner(noFunction, importFile), (e: Error) => e instanceof ConfigError && /exports no sign function.*default/.test(e.message));
   await assert.rejects(loadSigner(join(dir, 'missing.mjs'), importFile), (e: Error) => e instanceof ConfigError && /could not be loaded/.test(e.message));

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
 import { createBillCheckout } from '../../../server/app.js';
+import { nodeHmacSha256 } from '../../../server/node/hmac.js';
+import { nodeFetch } from '../../../server/node/http-fetch.js';
 import { nodeSse } from '../../../server/node/sse-socket.js';
 import { webSse } from '../../../server/routes/sse-transport.js';
 import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
@@ -103,8 +105,9 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     ...options.env,
   });
   const store = await openStore(config.databaseUrl);
-  const signer = await loadSigner(config.upstream.signer, (p) => import(p));
-  const realFetch: typeof fetch = (input, init) => fetch(input, init);
+  // Built as main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
+  const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);
+  const realFetch = nodeFetch();
   const upstream = createBillApi(config.upstream, {
     signer,
     pageBase: config.pageBase,
