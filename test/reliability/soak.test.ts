@@ -44,7 +44,7 @@ test('hostile input: 1,000 runs per route', async (t) => {
 });
 
 test('load: 1,000 widgets for 60 s', async (t) => {
-  const f = await runLoad(t, { widgets: size('WIDGETS', 1000), seconds: size('SECONDS', 60) });
+  const f = await runLoad(t, { widgets: size('WIDGETS', 1000), seconds: size('SECONDS', 60), pollIntervalMs: size('POLL_INTERVAL_MS', 3000) });
   printFigures('soak-load', counts(f));
   assert.deepEqual(f.errors.slice(0, 5), []);
   assert.deepEqual(f.wrong.slice(0, 5), []);

@@ -5,7 +5,7 @@ import { runLoad } from '../reliability/load.js';
 import { printFigures } from '../reliability/support/figures.js';
 
 test('widgets watching over SSE and polling while bills are paid see no error and the true final state', async (t) => {
-  const f = await runLoad(t, { widgets: 200, seconds: 6 });
+  const f = await runLoad(t, { widgets: 200, seconds: 6, pollIntervalMs: 500 });
   printFigures('load', { ...f, errors: f.errors.length, wrong: f.wrong.length });
   assert.deepEqual(f.errors.slice(0, 5), []);
   assert.deepEqual(f.wrong.slice(0, 5), []);

@@ -15,6 +15,8 @@ export interface Watcher {
   poll(): Promise<void>;
   /** Resolves when the stream ended (SSE) or at once (polling). */
   closed(): Promise<void>;
+  /** Resolves with the first view received (the widget is watching). */
+  watching(): Promise<void>;
   stop(): Promise<void>;
   final(): BillView | null;
   /** performance.now() when the first final view arrived. */
@@ -34,7 +36,10 @@ export function createWatcher(
   let stopped = false;
   let live = false;
   let finalAt: number | null = null;
+  let firstView!: () => void;
+  const watching = new Promise<void>((resolve) => (firstView = resolve));
   const push = (view: BillView) => {
+    firstView();
     if (view.isFinal && finalAt === null) finalAt = performance.now();
     views.push(view);
   };
@@ -90,6 +95,7 @@ export function createWatcher(
       if (!live && final() === null && !stopped) open();
     },
     closed: () => stream,
+    watching: () => watching,
     async stop() {
       stopped = true;
       await cancel?.();
