@@ -26,6 +26,8 @@ class ReadResponse extends Response {
 export interface NodeFetchOptions {
   /** Sockets kept per origin between calls (default: no limit, like undici's fetch). */
   maxSockets?: number;
+  /** A longer answer fails the call instead of filling memory (default 4 MiB). */
+  maxBytes?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export interface NodeFetchOptions {
 export function nodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? Infinity };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
 
   return (input, init = {}) => new Promise<Response>((resolve, reject) => {
     if (input instanceof Request) throw new TypeError('nodeFetch takes a URL, not a Request');
@@ -58,15 +61,26 @@ export function nodeFetch(options: NodeFetchOptions = {}): typeof fetch {
     const fail = (error: unknown) => settle(() => reject(
       signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }),
     ));
+    let answer: http.IncomingMessage | null = null;
     const headers = new Headers(init.headers);
     const req = (secure ? https : http).request(url, {
       method: init.method ?? 'GET',
       headers: Object.fromEntries(headers),
       agent: secure ? agents.https : agents.http,
     }, (res) => {
+      answer = res;
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) res.destroy(new Error(`the answer is longer than ${maxBytes} bytes`));
+        else chunks.push(chunk);
+      });
       res.on('error', fail);
+      // A connection cut in the middle of the body may only say 'close'.
+      res.on('close', () => {
+        if (!res.complete) fail(new Error('the connection closed before the answer was complete'));
+      });
       res.on('end', () => settle(() => {
         const status = res.statusCode ?? 0;
         const empty = status === 204 || status === 304 || status < 200;
@@ -77,7 +91,8 @@ export function nodeFetch(options: NodeFetchOptions = {}): typeof fetch {
         }));
       }));
     });
-    const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    // Once the answer has begun, the error belongs to it (its 'error' listener reports it).
+    const onAbort = () => (answer ?? req).destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', fail);
     req.end(init.body ?? undefined);

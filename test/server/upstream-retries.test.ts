@@ -180,6 +180,35 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]
     assert.equal(err.outcomeUnknown, false);
   });
 
+  test(`an answer whose body stalls ends in a timeout (${via})`, async (t) => {
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', () => new Response(new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"code":0,'));
+      },
+    }), { headers: { 'Content-Type': 'application/json' } }));
+    const { api } = client(await listen(t, app), { BILL_API_TIMEOUT_MS: '40', BILL_API_RETRIES: '0' });
+    await rejectsWith(api.requeryBill('B1'), BillApiTimeoutError);
+  });
+
+  test(`an answer cut off in its body is a network error, and requery retries it (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => {
+      calls++;
+      if (calls > 1) return c.json(ok(RECORD));
+      c.env.outgoing.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '500' });
+      c.env.outgoing.write('{"code":0,"data":', () => c.env.incoming.socket.destroy());
+      return new Promise<Response>(() => {});
+    });
+    const base = await listen(t, app);
+    const cut = await rejectsWith(client(base, { BILL_API_RETRIES: '0' }).api.requeryBill('B1'), BillApiNetworkError);
+    assert.equal(cut.retryable, true);
+    calls = 0;
+    assert.equal((await client(base, { BILL_API_RETRIES: '1' }).api.requeryBill('B1')).status, 1);
+    assert.equal(calls, 2);
+  });
+
   test(`the caller's abort is not retried and surfaces as an AbortError (${via})`, async (t) => {
     let calls = 0;
     let arrived!: () => void;
@@ -248,3 +277,14 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]
     assert.deepEqual(bill, { ...CREATED, billAmount: '10', requireGCAmount: '0.125' });
   });
 }
+
+test('nodeFetch refuses an answer longer than its maxBytes instead of holding it all', async (t) => {
+  const app: App = new Hono();
+  app.get('/v1/bill/requery', (c) => c.json(ok({ ...RECORD, statusName: 'x'.repeat(5000) })));
+  const base = await listen(t, app);
+  const small = recordingClient(base, { BILL_API_RETRIES: '0' }, { fetch: nodeFetch({ maxBytes: 1000 }) });
+  const err = await rejectsWith(small.api.requeryBill('B1'), BillApiNetworkError);
+  assert.match(err.message, /longer than 1000 bytes/);
+  const roomy = recordingClient(base, { BILL_API_RETRIES: '0' }, { fetch: nodeFetch({ maxBytes: 10_000 }) });
+  assert.equal((await roomy.api.requeryBill('B1')).statusName.length, 5000);
+});
