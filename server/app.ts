@@ -38,8 +38,11 @@ import type { BillView } from '../widget/bill-view.js';
 export interface BillCheckoutHooks {
   /** The merchant's amount for an order; null when there is no such order (404). Wins over ORDER_LOOKUP_URL. */
   resolveOrder?(orderId: string): Promise<OrderAmount | null>;
-  /** Called once per final bill (an outbox in the store makes it survive restarts). */
-  onFinal?(bill: BillView): void | Promise<void>;
+  /**
+   * Called once per final bill (an outbox in the store makes it survive restarts). A call that
+   * throws, or is still running after 10 s (its `signal` then aborts), is retried later.
+   */
+  onFinal?(bill: BillView, context: { signal: AbortSignal }): void | Promise<void>;
 }
 
 export interface BillCheckoutOptions {

@@ -15,7 +15,7 @@ import { signWebhook } from './webhook-signature.js';
 export interface NoticeWorkerOptions {
   store: Store;
   /** In-process hook, channel 'hook'. */
-  onFinal?: (bill: BillView) => void | Promise<void>;
+  onFinal?: (bill: BillView, context: { signal: AbortSignal }) => void | Promise<void>;
   /** Channel 'webhook'. */
   webhook: WebhookConfig | null;
   fetch?: typeof fetch;
@@ -28,7 +28,7 @@ export interface NoticeWorkerOptions {
   pollIntervalMs?: number;
   /** Delay before the next try after `attempt` failed tries (1, 2, …), ms. */
   backoff?: (attempt: number) => number;
-  /** Per webhook POST, ms (default 10_000). */
+  /** Per webhook POST or onFinal call, ms (default 10_000): a hook still running then counts as failed. */
   timeoutMs?: number;
 }
 
@@ -109,6 +109,24 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     if (response.status < 200 || response.status > 299) throw new Error(`HTTP ${response.status}`);
   }
 
+  /** A hook that never returns would hold this worker's passes: it gets `timeoutMs`, then its signal aborts. */
+  async function callHook(hook: NonNullable<typeof onFinal>, view: BillView): Promise<void> {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`onFinal did not finish within ${timeoutMs} ms`);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.resolve().then(() => hook(view, { signal: controller.signal })), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function deliver(notice: Notice): Promise<void> {
     const fields = { noticeId: notice.id, billId: notice.billId, channel: notice.channel, attempt: notice.attempts };
     try {
@@ -117,7 +135,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
       const view = toBillView(bill);
       if (notice.channel === 'hook') {
         if (!onFinal) throw new Error('no onFinal hook');
-        await onFinal(view);
+        await callHook(onFinal, view);
       } else {
         if (!webhook) throw new Error('no webhook configured');
         await postWebhook(webhook, notice, view, bill.updatedAt);

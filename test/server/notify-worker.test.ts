@@ -237,6 +237,31 @@ describe('notice worker: exactly once', () => {
     assert.equal(notice?.lastError, 'Error: merchant code broke');
   });
 
+  it('gives up on an onFinal hook still running after timeoutMs, aborts its signal, and calls it again later', async (t) => {
+    const store = await openStore(t);
+    const time = clock(T0 + 10);
+    const signals: AbortSignal[] = [];
+    const worker = createNoticeWorker({
+      store, webhook: null, now: time.now, log: quiet(), timeoutMs: 30, backoff: () => 1_000,
+      onFinal: (_view, { signal }) => {
+        signals.push(signal);
+        // The first call hangs (a merchant's hook waiting on something that never comes).
+        return signals.length === 1 ? new Promise<void>(() => undefined) : undefined;
+      },
+    });
+    const { billId } = await paidBill(store, ['hook']);
+    assert.equal(await worker.runOnce(), 1);
+    const [failed] = await store.noticesFor([billId]);
+    assert.equal(failed?.deliveredAt, null);
+    assert.match(failed?.lastError ?? '', /onFinal did not finish within 30 ms/);
+    assert.equal(signals[0]?.aborted, true);
+    time.t += 1_000;
+    await worker.runOnce();
+    assert.equal(signals.length, 2);
+    assert.equal(signals[1]?.aborted, false);
+    assert.equal((await store.noticesFor([billId]))[0]?.deliveredAt, T0 + 1_010);
+  });
+
   it('after a crash mid-delivery, a new worker on the reopened store delivers once the lease ends', async (t) => {
     const path = tempPath();
     const hook = await receiver(t);
