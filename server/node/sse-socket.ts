@@ -9,6 +9,20 @@ import type { SseTransport } from '../routes/sse-transport.js';
  * fan-out. Here a final frame is one `end()` per watcher. Outside @hono/node-server it falls back
  * to the web stream.
  */
+// @hono/node-server recognises "already sent" only on a web Response; once it serves, it swaps
+// globalThis.Response for a lighter subclass, and a marker built from that (its own, when its
+// module loads after serve() was called) makes it write the headers a second time.
+let alreadySent: Response | null = null;
+function alreadySentMarker(): Response {
+  if (alreadySent) return alreadySent;
+  const parent: unknown = Object.getPrototypeOf(Response);
+  const WebResponse = typeof parent === 'function' && parent !== Function.prototype ? (parent as typeof Response) : Response;
+  alreadySent = Object.getPrototypeOf(RESPONSE_ALREADY_SENT) === WebResponse.prototype
+    ? RESPONSE_ALREADY_SENT
+    : new WebResponse(null, { headers: RESPONSE_ALREADY_SENT.headers });
+  return alreadySent;
+}
+
 export const nodeSse: SseTransport = (c, headers, onCancel) => {
   const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
   if (!outgoing) return webSse(c, headers, onCancel);
@@ -25,6 +39,6 @@ export const nodeSse: SseTransport = (c, headers, onCancel) => {
         if (!outgoing.writableEnded) outgoing.end(chunk);
       },
     },
-    response: RESPONSE_ALREADY_SENT,
+    response: alreadySentMarker(),
   };
 };
