@@ -1,6 +1,7 @@
 // createBillCheckout: the BFF as a Hono app, plus start()/stop() for its background work.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
+import { toBillView } from './bill-view.js';
 import type { Config } from './config.js';
 import { createBillCreator } from './create/create-bill.js';
 import { createLogger } from './log.js';
@@ -92,9 +93,22 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
 
   // Several processes on one PostgreSQL share changes through it; otherwise the hub is in-process.
-  // Another process's change drops this process's cached copy of the bill (see refresher.forget).
+  // Another process's change drops this process's cached copy of the bill (see refresher.forget);
+  // after a lost LISTEN connection, the bills watched here are read again from the store.
   const hub = store.events
-    ? createSharedHub(store.events, { log, onRemote: (view) => refresher.forget(view.billId) })
+    ? createSharedHub(store.events, {
+      log,
+      onRemote: (view) => refresher.forget(view.billId),
+      reload: async (billIds) => {
+        const views: BillView[] = [];
+        for (const billId of billIds) {
+          refresher.forget(billId);
+          const bill = await store.getByBillId(billId);
+          if (bill) views.push(toBillView(bill));
+        }
+        return views;
+      },
+    })
     : createHub();
   const noticeWorker = createNoticeWorker({
     ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,

@@ -28,6 +28,12 @@ export interface NodeFetchOptions {
   maxSockets?: number;
   /** A longer answer fails the call instead of filling memory (default 4 MiB). */
   maxBytes?: number;
+  /**
+   * An idle kept-alive socket is closed after this, ms, or a second before the server's
+   * `Keep-Alive: timeout=` hint if that is sooner (default 4_000, undici's): a socket the server
+   * has just closed would fail the next call, and a create that fails that way cannot be retried.
+   */
+  idleMs?: number;
 }
 
 /**
@@ -38,7 +44,8 @@ export interface NodeFetchOptions {
  * a TypeError whose `cause` carries the socket's error code, or the signal's reason.
  */
 export function nodeFetch(options: NodeFetchOptions = {}): typeof fetch {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? Infinity };
+  // Node's agent applies the server's hint only under its own `timeout`, which also closes free sockets.
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? Infinity, timeout: options.idleMs ?? 4_000 };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
 

@@ -11,6 +11,8 @@ export interface Hub {
   publish(view: BillView): void;
   /** Listeners currently subscribed in this process, all bills. */
   size(): number;
+  /** The bills that have listeners in this process. */
+  watched(): string[];
   /** Resolves once changes from other processes arrive (at once for an in-process hub). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export function createHub(): Hub {
       for (const listener of [...(listeners.get(view.billId) ?? [])]) listener(view);
     },
     size: () => count,
+    watched: () => [...listeners.keys()],
     ready: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
@@ -47,6 +50,12 @@ export interface SharedHubOptions {
   instance?: string;
   /** Sees each change from another process before this process's watchers do (to drop a cached copy). */
   onRemote?: (view: BillView) => void;
+  /**
+   * The stored views of these bills, read after the LISTEN connection came back (changes sent
+   * while it was down are lost): each is handed to this process's watchers, which skip what they
+   * already showed. Without it, watchers catch up on their next requery.
+   */
+  reload?: (billIds: string[]) => Promise<BillView[]>;
 }
 
 interface Message {
@@ -64,6 +73,15 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
   const channel = options.channel ?? 'bill_status';
   const instance = options.instance ?? crypto.randomUUID();
   const local = createHub();
+  const catchUp = async () => {
+    const billIds = local.watched();
+    if (!options.reload || billIds.length === 0) return;
+    for (const view of await options.reload(billIds)) local.publish(view);
+  };
+  const onResumed = () => {
+    log.info('status messages resumed; watchers catch up from the store', { watched: local.watched().length });
+    catchUp().catch((error: unknown) => log.warn('catching up after LISTEN resumed failed', { error }));
+  };
   const listening = events.listen(channel, (payload) => {
     let message: Message;
     try {
@@ -76,11 +94,12 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
       options.onRemote?.(message.view);
       local.publish(message.view);
     }
-  });
+  }, onResumed);
   listening.catch(() => undefined); // reported by ready()
   return {
     subscribe: local.subscribe,
     size: local.size,
+    watched: local.watched,
     publish(view) {
       local.publish(view);
       events.notify(channel, JSON.stringify({ from: instance, view } satisfies Message)).catch((error: unknown) => {

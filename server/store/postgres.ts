@@ -99,7 +99,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     async notify(channel, payload) {
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
-    async listen(channel, onMessage) {
+    async listen(channel, onMessage, onResumed) {
       let stopped = false;
       let client: pg.Client | null = null;
       const connect = async (): Promise<void> => {
@@ -119,10 +119,14 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       };
       const reconnect = async () => {
         if (stopped || client) return;
-        await connect().catch((error: unknown) => {
+        try {
+          await connect();
+        } catch (error) {
           onError(error);
           if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
-        });
+          return;
+        }
+        onResumed?.();
       };
       await connect();
       const stop = async () => {

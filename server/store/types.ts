@@ -86,8 +86,12 @@ export interface Notice {
 export interface StoreEvents {
   /** Sends `payload` (at most a few KB) to every listener of `channel`, in every process. */
   notify(channel: string, payload: string): Promise<void>;
-  /** Calls `onMessage` with every payload sent on `channel`; resolves once listening, to a stop function. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onMessage` with every payload sent on `channel`; resolves once listening, to a stop
+   * function. A listener that lost its connection listens again by itself, then calls
+   * `onResumed`: payloads sent meanwhile are lost, and the caller must catch up from the store.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onResumed?: () => void): Promise<() => Promise<void>>;
 }
 
 /** What `exclusive` answers: whether this process ran the work, and its value. */

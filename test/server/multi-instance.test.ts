@@ -67,6 +67,29 @@ describe('several BFF instances on one PostgreSQL', () => {
     assert.ok(Math.max(...lags) <= 100, `slowest ${Math.max(...lags)} ms`);
   });
 
+  it('a watcher whose instance lost its LISTEN connection still sees a payment stored by the other meanwhile', async () => {
+    const bill = await created(on(0));
+    const sse = readSse(await fetch(`${on(1)}/api/bills/${bill.billId}/events?token=${bill.token}`));
+    assert.equal((await sse.next())?.outcome, 'pending');
+    // Every LISTEN connection is cut: the NOTIFY of the payment below reaches no other instance.
+    const cut = await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %'`);
+    assert.ok(cut.rowCount! >= 2, `cut ${cut.rowCount} LISTEN connections`);
+    fleet.sandbox.setFaults({ callbackDropRate: 1 });
+    fleet.sandbox.pay(bill.billId);
+    fleet.sandbox.setFaults({ callbackDropRate: 0 });
+    const { rows } = await db.query<{ merchant_reference: string; hook_token: string }>(
+      'SELECT merchant_reference, hook_token FROM bills WHERE bill_id = $1', [bill.billId]);
+    const callback = await fetch(`${on(0)}/api/hooks/callback/${rows[0]!.merchant_reference}/${rows[0]!.hook_token}`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ billId: bill.billId }),
+    });
+    assert.equal(callback.status, 200);
+    // Instance 1 listens again by itself and catches its watchers up from the store.
+    let view: BillView | null;
+    do view = await sse.next(); while (view && view.outcome === 'pending');
+    assert.equal(view?.outcome, 'paid');
+    await sse.cancel();
+  });
+
   it('100 concurrent creates with one Idempotency-Key spread over both make one bill', async () => {
     const creates = fleet.sandbox.stats().calls.create;
     const bills = Number((await db.query('SELECT count(*) AS n FROM bills')).rows[0].n);

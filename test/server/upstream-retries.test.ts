@@ -1,5 +1,7 @@
 // Which operations retry, how long they wait, and how timeouts and aborts end a call.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -287,4 +289,16 @@ test('nodeFetch refuses an answer longer than its maxBytes instead of holding it
   assert.match(err.message, /longer than 1000 bytes/);
   const roomy = recordingClient(base, { BILL_API_RETRIES: '0' }, { fetch: nodeFetch({ maxBytes: 10_000 }) });
   assert.equal((await roomy.api.requeryBill('B1')).statusName.length, 5000);
+});
+
+test('nodeFetch closes a kept-alive socket once idle, before the server would', { timeout: 10_000 }, async (t) => {
+  const server = createServer((_req, res) => res.end(JSON.stringify(ok(RECORD))));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const closed = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
+  const { api } = recordingClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {}, { fetch: nodeFetch({ idleMs: 200 }) });
+  assert.equal((await api.requeryBill('B1')).status, 1);
+  // The client hangs up after 200 ms idle; the server would wait a minute.
+  await closed;
 });
