@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
+import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
 import type { BillRow, NoticeRow } from './sqlite-rows.js';
@@ -19,6 +21,12 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** How long a connection waits for another's write lock, ms (default 5000). */
   busyTimeoutMs?: number;
+  /** WAL checkpoints in a worker thread, every this many ms (default 1000; 0: SQLite's own, inside commits). */
+  checkpointIntervalMs?: number;
+  /** The checkpoint worker failed; SQLite's own checkpoints take over. */
+  onCheckpointFailure?: (error: string) => void;
+  /** After each checkpoint in the worker (metrics, tests). */
+  onCheckpoint?: (result: { frames: number; copied: number }) => void;
 }
 
 const MAX_ERROR_LENGTH = 500;
@@ -30,6 +38,20 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  const checkpointMs = options.checkpointIntervalMs ?? 1000;
+  let checkpointer: Checkpointer | null = null;
+  if (checkpointMs > 0 && path !== ':memory:' && path !== '') {
+    db.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer({
+      path,
+      intervalMs: checkpointMs,
+      onFailure(error) {
+        if (db.open) db.pragma('wal_autocheckpoint = 1000');
+        options.onCheckpointFailure?.(error);
+      },
+      onCheckpoint: options.onCheckpoint,
+    });
+  }
 
   // Prepared lazily: the tables exist only once migrate() has run.
   const statements = new Map<string, Statement>();
@@ -169,6 +191,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       q('SELECT 1').get();
     },
     async close() {
+      await checkpointer?.close();
       if (db.open) db.close();
     },
 

@@ -75,6 +75,32 @@ if (!isMainThread) {
       assert.ok((await stat(`${path}-wal`)).isFile());
     });
 
+    it('copies the WAL into the database from its worker thread, not inside commits', { timeout: 10_000 }, async (t) => {
+      const path = tempPath();
+      let checkpointed!: (r: { frames: number; copied: number }) => void;
+      let wanted = 0;
+      const store = createSqliteStore(path, {
+        checkpointIntervalMs: 20,
+        onCheckpoint: (r) => {
+          if (r.frames >= wanted && r.copied === r.frames && r.frames > 0) checkpointed(r);
+        },
+      });
+      t.after(() => store.close());
+      await store.migrate();
+      for (let i = 0; i < 50; i++) await store.insertBill(newBill({ merchantReference: `wal-${i}` }));
+      // Frames in the WAL so far (a 32-byte header, then each page with a 24-byte frame header).
+      const probe = new Database(path, { readonly: true });
+      const pageSize = probe.pragma('page_size', { simple: true }) as number;
+      probe.close();
+      wanted = ((await stat(`${path}-wal`)).size - 32) / (pageSize + 24);
+      assert.ok(wanted > 50, `${wanted} frames`);
+      // ...the worker copies every frame written so far.
+      const done = new Promise<{ frames: number; copied: number }>((resolve) => (checkpointed = resolve));
+      const r = await done;
+      assert.ok(r.copied >= wanted);
+      assert.equal((await store.getByReference('wal-49'))?.merchantReference, 'wal-49');
+    });
+
     it('applies each migration once, however often it runs', async (t) => {
       const path = tempPath();
       const store = await open(path);
