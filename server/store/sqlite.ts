@@ -21,7 +21,7 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** How long a connection waits for another's write lock, ms (default 5000). */
   busyTimeoutMs?: number;
-  /** WAL checkpoints in a worker thread, every this many ms (default 1000; 0: SQLite's own, inside commits). */
+  /** WAL checkpoints in a worker thread, every this many ms (default 5000; 0: SQLite's own, inside commits). */
   checkpointIntervalMs?: number;
   /** The checkpoint worker failed; SQLite's own checkpoints take over. */
   onCheckpointFailure?: (error: string) => void;
@@ -38,7 +38,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  const checkpointMs = options.checkpointIntervalMs ?? 1000;
+  const checkpointMs = options.checkpointIntervalMs ?? 5000;
   let checkpointer: Checkpointer | null = null;
   if (checkpointMs > 0 && path !== ':memory:' && path !== '') {
     db.pragma('wal_autocheckpoint = 0');
