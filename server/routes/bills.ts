@@ -76,9 +76,8 @@ export function billRoutes(s: Services): Hono {
       release();
       throw error;
     }
-    let live: StatusStream | null = null;
-    const { sink, response } = s.sse(c, SSE_HEADERS, () => live?.cancel());
-    live = statusStream({
+    const { sink, response } = s.sse(c, SSE_HEADERS, () => stream?.cancel());
+    const live = statusStream({
       sink,
       first: first.view,
       firstJson: first.json,

@@ -29,7 +29,6 @@ export function createStreamRegistry(max: number): StreamRegistry {
 
 const encoder = new TextEncoder();
 const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
-const EMPTY = new Uint8Array(0);
 // One frame per published view, shared by all its watchers (the hub hands each the same object).
 const frames = new WeakMap<BillView, Uint8Array>();
 
@@ -73,15 +72,19 @@ export function statusStream({ sink, first, firstJson, heartbeatMs, onEnd }: Sta
   let last = first;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let ended = false;
-  const finish = (lastChunk: Uint8Array | null) => {
-    if (ended) return;
+  const stop = () => {
+    if (ended) return false;
     ended = true;
     clearInterval(heartbeat);
-    if (lastChunk) sink.end(lastChunk.length ? lastChunk : undefined);
+    return true;
+  };
+  const end = (frame?: Uint8Array) => {
+    if (!stop()) return;
+    sink.end(frame);
     onEnd();
   };
   if (first.isFinal) {
-    finish(statusFrame(first, firstJson));
+    end(statusFrame(first, firstJson));
   } else {
     sink.write(statusFrame(first, firstJson));
     heartbeat = setInterval(() => sink.write(KEEP_ALIVE), heartbeatMs);
@@ -90,10 +93,12 @@ export function statusStream({ sink, first, firstJson, heartbeatMs, onEnd }: Sta
     push(view) {
       if (ended || sameStatus(view, last)) return;
       last = view;
-      if (view.isFinal) finish(statusFrame(view));
+      if (view.isFinal) end(statusFrame(view));
       else sink.write(statusFrame(view));
     },
-    close: () => finish(EMPTY),
-    cancel: () => finish(null),
+    close: () => end(),
+    cancel() {
+      if (stop()) onEnd();
+    },
   };
 }
