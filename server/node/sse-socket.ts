@@ -3,12 +3,6 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { webSse } from '../routes/sse-transport.js';
 import type { SseTransport } from '../routes/sse-transport.js';
 
-/**
- * SSE written straight to Node's ServerResponse. A web stream costs each watcher a reader promise
- * per frame and another for its end; on a paid bill with a thousand watchers that is most of the
- * fan-out. Here a final frame is one `end()` per watcher. Outside @hono/node-server it falls back
- * to the web stream.
- */
 // @hono/node-server recognises "already sent" only on a web Response; once it serves, it swaps
 // globalThis.Response for a lighter subclass, and a marker built from that (its own, when its
 // module loads after serve() was called) makes it write the headers a second time.
@@ -23,6 +17,12 @@ function alreadySentMarker(): Response {
   return alreadySent;
 }
 
+/**
+ * SSE written straight to Node's ServerResponse. A web stream costs each watcher a reader promise
+ * per frame and another for its end; on a paid bill with a thousand watchers that is most of the
+ * fan-out. Here a final frame is one `end()` per watcher. Outside @hono/node-server it falls back
+ * to the web stream.
+ */
 export const nodeSse: SseTransport = (c, headers, onCancel) => {
   const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
   if (!outgoing) return webSse(c, headers, onCancel);

@@ -46,8 +46,9 @@ export async function runLoad(
   // Polls go through node:http: this one process plays every widget, and undici's fetch would
   // make its own pauses (GC, CPU) the larger part of the latencies it reports.
   const pollFetch = nodeFetch();
-  const watchers: Watcher[] = Array.from({ length: o.widgets }, (_, i) =>
-    i % 2 === 0 ? createWatcher(w.base, bills[i % billCount]!, 'sse', fetch) : createWatcher(w.base, bills[i % billCount]!, 'poll', pollFetch));
+  const watchers: Watcher[] = Array.from({ length: o.widgets }, (_, i) => i % 2 === 0
+    ? createWatcher(w.base, bills[i % billCount]!, 'sse', fetch)
+    : createWatcher(w.base, bills[i % billCount]!, 'poll', pollFetch));
   t.after(() => Promise.all(watchers.map((x) => x.stop())));
   const sse = watchers.filter((x) => x.kind === 'sse');
   const polling = watchers.filter((x) => x.kind === 'poll');
