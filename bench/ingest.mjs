@@ -1,7 +1,7 @@
 // Callback ingest: K bills paid in the sandbox, whose callbacks (held, then sent from here at a
 // fixed concurrency, exactly as the sandbox would send them) each make the BFF requery the sandbox
-// and store the final status durably (SQLite WAL synchronous=FULL; DATABASE_URL if set, so the
-// same script measures PostgreSQL). Callbacks per second, and lost = sent - finals stored.
+// and store the final status durably (SQLite WAL, each commit synced before it is answered;
+// DATABASE_URL if set, so the same script measures PostgreSQL). Callbacks per second, and lost = sent - finals stored.
 // Goal: at least 1,000 per second, none lost.
 import http from 'node:http';
 import process from 'node:process';

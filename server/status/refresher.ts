@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { NoticeChannel, StoredBill, Store } from '../store/types.js';
+import type { ApplyStatusResult, NoticeChannel, StoredBill, Store } from '../store/types.js';
 import type { BillApi, StatusRecord } from '../upstream/types.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
 import type { CachedBill } from './bill-cache.js';
@@ -131,9 +131,16 @@ export function createRefresher(options: RefresherOptions): Refresher {
       log.warn('bill past expiredOn and grace still pending upstream; stored as expired', { billId });
     }
     try {
-      const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels);
-      const entry = cache.set(result.bill);
-      if (result.changed) hub.publish(entry.view);
+      let shown = false;
+      const show = (stored: ApplyStatusResult) => {
+        shown = true;
+        const entry = cache.set(stored.bill);
+        if (stored.changed) hub.publish(entry.view);
+      };
+      // Watchers see a requeried status as soon as readers of the store can: the service holds it.
+      // What answers to it (this promise, so a callback's 200, and the notice) waits for the disk.
+      const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels, show);
+      if (!shown) show(result);
       if (result.becameFinal) onBecameFinal();
       return { bill: result.bill, confirmed: true };
     } catch (error) {

@@ -7,3 +7,8 @@ export class BillNotFoundError extends Error {
 export class StoreConflictError extends Error {
   override name = 'StoreConflictError';
 }
+
+/** The store could not make its writes durable (a failed disk sync): it refuses writes until restarted. */
+export class StoreSyncError extends Error {
+  override name = 'StoreSyncError';
+}

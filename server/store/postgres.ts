@@ -11,7 +11,7 @@ import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { migratePostgres } from './postgres-migrations.js';
 import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
 import type { BillRow, NoticeRow } from './sqlite-rows.js';
-import type { NoticeChannel, Store, StoreEvents, StoredBill } from './types.js';
+import type { ApplyStatusResult, NoticeChannel, Store, StoreEvents, StoredBill } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -207,8 +207,9 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       return rows[0] ? toBill(rows[0]) : null;
     },
 
-    async applyStatus({ billId, record, outcome, checkedAt }, channels) {
-      return tx(async (c) => {
+    async applyStatus({ billId, record, outcome, checkedAt }, channels, onCommitted) {
+      // PostgreSQL's commit is its sync: visible and durable at once.
+      const result = await tx(async (c): Promise<ApplyStatusResult> => {
         const stored = await mustGet(c, 'bill_id', billId, true);
         if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
         const final = outcome !== 'pending';
@@ -233,6 +234,12 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         }
         return { bill: toBill(rows[0]!), changed, becameFinal: final };
       });
+      try {
+        onCommitted?.(result);
+      } catch {
+        // The caller's own failure: the status is stored all the same, and the promise says so.
+      }
+      return result;
     },
     async touchChecked(billId, checkedAt) {
       await pool.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2', [checkedAt, billId]);

@@ -1,13 +1,16 @@
-// The SQLite store (better-sqlite3). Durable: WAL with synchronous=FULL, so a final status and
-// its notices are on disk when applyStatus resolves. Every write is one IMMEDIATE transaction,
-// which takes the write lock up front: several connections (or processes) on one file serialize
-// instead of failing with SQLITE_BUSY halfway through.
+// The SQLite store (better-sqlite3). Durable: a write resolves once its WAL frames are on disk
+// (sqlite-wal-sync.ts syncs them off the event loop), so a final status and its notices are
+// stored when applyStatus resolves. Every write is one IMMEDIATE transaction, which takes the
+// write lock up front: several connections (or processes) on one file serialize instead of
+// failing with SQLITE_BUSY halfway through.
 
 import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
+import { createWalSync } from './sqlite-wal-sync.js';
+import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
@@ -27,6 +30,8 @@ export interface SqliteStoreOptions {
   onCheckpointFailure?: (error: string) => void;
   /** After each checkpoint in the worker (metrics, tests). */
   onCheckpoint?: (result: { frames: number; copied: number }) => void;
+  /** How the WAL file is flushed after commits (tests; default fdatasync). */
+  syncWal?: WalSyncOptions['sync'];
 }
 
 const MAX_ERROR_LENGTH = 500;
@@ -35,12 +40,26 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const now = options.now ?? Date.now;
   const db = new Database(path);
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  // In memory (or where WAL is unavailable) there is no WAL file to sync or checkpoint.
+  const onDisk = db.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   db.pragma('foreign_keys = ON');
+  // On disk, commits are synced by walSync, off the event loop; SQLite still syncs around checkpoints.
+  db.pragma(`synchronous = ${onDisk ? 'NORMAL' : 'FULL'}`);
+  const walSync: WalSync | null = onDisk ? createWalSync(`${path}-wal`, { sync: options.syncWal }) : null;
+  /** Every write: refused once a sync failed; resolved once the commit is on disk. */
+  const writing = <T>(commit: () => T): Promise<T> => {
+    if (walSync?.failure) return Promise.reject(walSync.failure);
+    let value: T;
+    try {
+      value = commit();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return walSync ? walSync.durable().then(() => value) : Promise.resolve(value);
+  };
   const checkpointMs = options.checkpointIntervalMs ?? 5000;
   let checkpointer: Checkpointer | null = null;
-  if (checkpointMs > 0 && path !== ':memory:' && path !== '') {
+  if (checkpointMs > 0 && onDisk) {
     db.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer({
       path,
@@ -143,6 +162,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   interface Waiting {
     input: ApplyStatusInput;
     channels: NoticeChannel[];
+    onCommitted: ((result: ApplyStatusResult) => void) | undefined;
     resolve: (result: ApplyStatusResult) => void;
     reject: (error: unknown) => void;
   }
@@ -158,14 +178,25 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const commitWaiting = () => {
     const batch = waiting;
     waiting = [];
-    let outcomes;
+    let outcomes: ReturnType<typeof groupTx>;
     try {
+      if (walSync?.failure) throw walSync.failure;
       outcomes = groupTx.immediate(batch);
     } catch (error) {
       for (const w of batch) w.reject(error);
       return;
     }
-    outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error)));
+    outcomes.forEach((o, i) => {
+      if (!o.ok) return;
+      try {
+        batch[i]!.onCommitted?.(o.result);
+      } catch {
+        // The caller's own failure: the status is stored all the same, and the promise says so.
+      }
+    });
+    const settle = () => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error)));
+    if (!walSync) settle();
+    else walSync.durable().then(settle, (error: unknown) => batch.forEach((w) => w.reject(error)));
   };
 
   const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
@@ -184,30 +215,34 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const running = new Set<string>();
 
   return {
-    async migrate() {
-      migrateSqlite(db, now());
+    migrate() {
+      return writing(() => {
+        migrateSqlite(db, now());
+      });
     },
     async ping() {
+      if (walSync?.failure) throw walSync.failure;
       q('SELECT 1').get();
     },
     async close() {
       await checkpointer?.close();
+      await walSync?.close();
       if (db.open) db.close();
     },
 
-    async insertBill(bill) {
-      return insertTx.immediate(bill);
+    insertBill(bill) {
+      return writing(() => insertTx.immediate(bill));
     },
-    async completeCreate(merchantReference, created, at) {
-      return completeTx.immediate(merchantReference, created, at);
+    completeCreate(merchantReference, created, at) {
+      return writing(() => completeTx.immediate(merchantReference, created, at));
     },
-    async failCreate(merchantReference, at) {
+    failCreate(merchantReference, at) {
       // Only a create still in flight can fail: a created bill stays what the service said.
-      db.transaction(() => {
+      return writing(() => db.transaction(() => {
         mustGet('merchant_reference', merchantReference);
         q(`UPDATE bills SET create_state = 'failed', updated_at = ?
            WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
-      }).immediate();
+      }).immediate());
     },
 
     async getByReference(merchantReference) {
@@ -226,13 +261,15 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       return row ? toStoredBill(row) : null;
     },
 
-    applyStatus(input, channels) {
+    applyStatus(input, channels, onCommitted) {
       return new Promise<ApplyStatusResult>((resolve, reject) => {
-        if (waiting.push({ input, channels, resolve, reject }) === 1) setImmediate(commitWaiting);
+        if (waiting.push({ input, channels, onCommitted, resolve, reject }) === 1) setImmediate(commitWaiting);
       });
     },
-    async touchChecked(billId, checkedAt) {
-      q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
+    touchChecked(billId, checkedAt) {
+      return writing(() => {
+        q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
+      });
     },
 
     async listPending(checkedBefore, limit) {
@@ -247,17 +284,21 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       return rows.map(toStoredBill);
     },
 
-    async claimNotices(channel, at, leaseMs, limit) {
-      return claimTx.immediate(channel, at, leaseMs, limit);
+    claimNotices(channel, at, leaseMs, limit) {
+      return writing(() => claimTx.immediate(channel, at, leaseMs, limit));
     },
-    async markNoticeDelivered(id, channel, at) {
-      q(`UPDATE notices SET delivered_at = COALESCE(delivered_at, ?), lease_until = NULL
-         WHERE id = ? AND channel = ?`).run(at, id, channel);
+    markNoticeDelivered(id, channel, at) {
+      return writing(() => {
+        q(`UPDATE notices SET delivered_at = COALESCE(delivered_at, ?), lease_until = NULL
+           WHERE id = ? AND channel = ?`).run(at, id, channel);
+      });
     },
-    async markNoticeFailed(id, channel, nextAttemptAt, error) {
-      q(`UPDATE notices SET next_attempt_at = ?, last_error = ?, lease_until = NULL
-         WHERE id = ? AND channel = ? AND delivered_at IS NULL`)
-        .run(nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel);
+    markNoticeFailed(id, channel, nextAttemptAt, error) {
+      return writing(() => {
+        q(`UPDATE notices SET next_attempt_at = ?, last_error = ?, lease_until = NULL
+           WHERE id = ? AND channel = ? AND delivered_at IS NULL`)
+          .run(nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel);
+      });
     },
     async noticesFor(billIds) {
       if (billIds.length === 0) return [];

@@ -120,9 +120,12 @@ export interface Store {
   /**
    * Stores a requeried status. A final stored status never changes; when the stored bill is not
    * final and `outcome`/`record.isFinal` make it final, one notice per enabled channel is queued
-   * in the same transaction.
+   * in the same transaction. `onCommitted` gets the same result once the status is visible to
+   * readers, which can be before the promise resolves: the promise waits until it is durable.
    */
-  applyStatus(input: ApplyStatusInput, channels: NoticeChannel[]): Promise<ApplyStatusResult>;
+  applyStatus(
+    input: ApplyStatusInput, channels: NoticeChannel[], onCommitted?: (result: ApplyStatusResult) => void,
+  ): Promise<ApplyStatusResult>;
   /** Records that a requery happened without storing a status (for example, it failed). */
   touchChecked(billId: string, checkedAt: number): Promise<void>;
 

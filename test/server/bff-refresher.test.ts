@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -9,16 +10,32 @@ import { loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/log.js';
 import { createHub } from '../../server/status/hub.js';
 import { createRefresher } from '../../server/status/refresher.js';
-import { openStore } from '../../server/store/open-store.js';
+import { createSqliteStore } from '../../server/store/sqlite.js';
 import type { BillApi, StatusRecord } from '../../server/upstream/types.js';
 import type { BillView } from '../../widget/bill-view.js';
 
 const PENDING = { status: 1, statusName: 'Pending Payment', isFinal: false };
 const PAID = { status: 2, statusName: 'Paid', isFinal: true };
 
-async function setup(t: TestContext) {
+/** The store's WAL syncs, which the test can hold back: a disk that is slow to flush. */
+function slowDisk() {
+  let held: (() => void)[] | null = null;
+  return {
+    sync: (file: FileHandle) => (held ? new Promise<void>((resolve) => held!.push(resolve)) : Promise.resolve())
+      .then(() => file.datasync()),
+    hold: () => void (held = []),
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const resolve of waiting) resolve();
+    },
+  };
+}
+
+async function setup(t: TestContext, disk = slowDisk()) {
   const dir = mkdtempSync(join(tmpdir(), 'bff-refresher-'));
-  const store = await openStore(`file:${join(dir, 'db.sqlite')}`);
+  const store = createSqliteStore(join(dir, 'db.sqlite'), { syncWal: disk.sync });
+  await store.migrate();
   t.after(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -47,8 +64,29 @@ async function setup(t: TestContext) {
   await store.insertBill({ merchantReference: 'bc_1', orderId: null, idempotencyKey: null, amount: '5', token: 't', hookToken: 'h', createdAt: clock.now() });
   await store.completeCreate('bc_1', { billId: 'B1', billUrl: 'u', billAmount: '5', requireGCAmount: null, currency: 'USD', merchantReference: 'bc_1', expiredOn: clock.now() + 900_000 }, clock.now());
   const settle = () => new Promise((resolve) => setImmediate(resolve));
-  return { store, clock, asked, refresher, published, finals: () => finals, settle };
+  return { store, clock, asked, refresher, hub, published, finals: () => finals, settle, disk };
 }
+
+test('watchers see a requeried payment once it is committed; its answer and notice wait for the disk', { timeout: 10_000 }, async (t) => {
+  const { asked, refresher, hub, published, finals, settle, disk, store } = await setup(t);
+  const news = refresher.news('B1');
+  await settle();
+  disk.hold();
+  const told = new Promise<BillView>((resolve) => hub.subscribe('B1', resolve));
+  asked[0]!.answer(PAID);
+  // The watcher is told as soon as readers of the store see the payment...
+  assert.equal((await told).outcome, 'paid');
+  assert.equal((await store.getByBillId('B1'))?.outcome, 'paid');
+  // ...while what answers the callback, and the merchant's notice, wait until it is on disk.
+  assert.equal(await Promise.race([news.then(() => 'answered'), settle().then(() => 'waiting')]), 'waiting');
+  assert.equal(finals(), 0);
+  disk.release();
+  const r = await news;
+  assert.equal(r?.confirmed, true);
+  assert.equal(r?.bill.outcome, 'paid');
+  assert.equal(finals(), 1);
+  assert.equal(published.length, 1, 'told once');
+});
 
 test('news during a requery in flight schedules exactly one follow-up, which sees the payment', async (t) => {
   const { asked, refresher, published, finals, settle } = await setup(t);

@@ -204,6 +204,24 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.ok(webhook.nextAttemptAt <= T0 + 105);
       });
 
+      it('tells onCommitted the result once, when readers can see it, before the call resolves', async () => {
+        const bill = await created();
+        const billId = bill.billId!;
+        const told: { outcome: string; becameFinal: boolean; early: boolean; readable: Promise<string | undefined> }[] = [];
+        let resolved = false;
+        const result = await store.applyStatus(
+          { billId, record: statusRecord(billId, 2, T0 + 100), outcome: 'paid', checkedAt: T0 + 105 }, ['hook'],
+          (r) => told.push({
+            outcome: r.bill.outcome, becameFinal: r.becameFinal, early: !resolved,
+            readable: store.getByBillId(billId).then((b) => b?.outcome),
+          }),
+        ).finally(() => (resolved = true));
+        assert.deepEqual(told.map(({ outcome, becameFinal, early }) => ({ outcome, becameFinal, early })),
+          [{ outcome: 'paid', becameFinal: true, early: true }]);
+        assert.equal(await told[0]!.readable, 'paid');
+        assert.equal(result.becameFinal, true);
+      });
+
       it('queues notices only for the channels given, and none when none are', async () => {
         const a = await created();
         const b = await created();

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -77,8 +78,8 @@ if (!isMainThread) {
 
     it('copies the WAL into the database from its worker thread, not inside commits', { timeout: 10_000 }, async (t) => {
       const path = tempPath();
-      let checkpointed!: (r: { frames: number; copied: number }) => void;
-      let wanted = 0;
+      let checkpointed: (r: { frames: number; copied: number }) => void = () => undefined;
+      let wanted = Infinity;
       const store = createSqliteStore(path, {
         checkpointIntervalMs: 20,
         onCheckpoint: (r) => {
@@ -146,6 +147,100 @@ if (!isMainThread) {
       } finally {
         await second.close();
       }
+    });
+
+    /** A WAL sync the test lets finish (or fail), one call at a time. */
+    function heldSync() {
+      const calls: { file: FileHandle; finish: () => void; fail: (e: Error) => void }[] = [];
+      const waiters: { n: number; resolve: () => void }[] = [];
+      return {
+        calls,
+        sync: (file: FileHandle) => new Promise<void>((finish, fail) => {
+          calls.push({ file, finish, fail });
+          for (const w of waiters.filter((x) => x.n <= calls.length)) w.resolve();
+        }),
+        /** Resolves once the sync has been called `n` times. */
+        called: (n: number) => new Promise<void>((resolve) => {
+          if (calls.length >= n) resolve();
+          else waiters.push({ n, resolve });
+        }),
+      };
+    }
+    const settled = (p: Promise<unknown>) => Promise.race([p.then(() => 'resolved', () => 'rejected'), Promise.resolve('pending')]);
+
+    it('answers a write once its WAL is synced, off the event loop; readers and onCommitted see it at commit', { timeout: 10_000 }, async (t) => {
+      const path = tempPath();
+      const held = heldSync();
+      const store = createSqliteStore(path, { syncWal: held.sync });
+      t.after(() => store.close());
+      const migrating = store.migrate();
+      await held.called(1);
+      held.calls[0]!.finish();
+      await migrating;
+      const bill = newBill();
+      const inserting = store.insertBill(bill);
+      await held.called(2);
+      assert.equal(held.calls[1]!.file.fd > 0, true);
+      assert.equal(await settled(inserting), 'pending', 'answered before its sync');
+      assert.equal((await store.getByReference(bill.merchantReference))?.merchantReference, bill.merchantReference);
+      held.calls[1]!.finish();
+      assert.equal((await inserting).inserted, true);
+
+      const completing = store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'W1'), T0);
+      await held.called(3);
+      held.calls[2]!.finish();
+      await completing;
+      let committed: string | null = null;
+      const applying = store.applyStatus(
+        { billId: 'W1', record: statusRecord('W1', 2, T0 + 1), outcome: 'paid', checkedAt: T0 + 2 }, ['hook'],
+        (r) => (committed = r.bill.outcome),
+      );
+      await held.called(4);
+      assert.equal(committed, 'paid', 'onCommitted before the sync');
+      assert.equal(await settled(applying), 'pending');
+      held.calls[3]!.finish();
+      assert.equal((await applying).becameFinal, true);
+    });
+
+    it('lets writes that commit while a sync runs share the next sync', { timeout: 10_000 }, async (t) => {
+      const held = heldSync();
+      const store = createSqliteStore(tempPath(), { syncWal: held.sync });
+      t.after(() => store.close());
+      const migrating = store.migrate();
+      await held.called(1);
+      // Ten writes commit while the first sync is still running: it may not cover them.
+      const writes = Array.from({ length: 10 }, () => store.insertBill(newBill()));
+      assert.deepEqual(await Promise.all(writes.map(settled)), Array(10).fill('pending'));
+      held.calls[0]!.finish();
+      await migrating;
+      await held.called(2);
+      assert.deepEqual(await Promise.all(writes.map(settled)), Array(10).fill('pending'));
+      held.calls[1]!.finish();
+      assert.equal((await Promise.all(writes)).filter((r) => r.inserted).length, 10);
+      assert.equal(held.calls.length, 2, 'one sync for all ten');
+    });
+
+    it('refuses every write and fails its health check after a failed sync, saying what to do', { timeout: 10_000 }, async (t) => {
+      const path = tempPath();
+      const held = heldSync();
+      const store = createSqliteStore(path, { syncWal: held.sync });
+      t.after(() => store.close());
+      const migrating = store.migrate();
+      await held.called(1);
+      held.calls[0]!.finish();
+      await migrating;
+      const first = store.insertBill(newBill());
+      await held.called(2);
+      const second = store.insertBill(newBill()); // waits for the next sync, which never comes
+      held.calls[1]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      const refused = (e: Error) => e.name === 'StoreSyncError' && /could not be synced.*EIO.*restart the process/s.test(e.message);
+      await assert.rejects(first, refused);
+      await assert.rejects(second, refused);
+      const later = newBill();
+      await assert.rejects(store.insertBill(later), refused);
+      await assert.rejects(store.ping(), refused);
+      assert.equal(await store.getByReference(later.merchantReference), null, 'a refused write is not committed');
+      assert.equal(held.calls.length, 2);
     });
 
     it('two stores on one file see each other\'s writes, and a final status stays final across them', async (t) => {
