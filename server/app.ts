@@ -55,7 +55,7 @@ export interface BillCheckoutOptions {
   now?: () => number;
   /** Used for ORDER_LOOKUP_URL and the merchant webhook. */
   fetch?: typeof fetch;
-  /** Keys the create rate limit; main.ts passes the client's address. */
+  /** Tells clients apart for the create rate limit and MAX_SSE_PER_CLIENT; main.ts passes the client's address. */
   clientKey?: (c: Context) => string;
   /** Comment lines that keep idle SSE connections open (default 15 s). */
   sseHeartbeatMs?: number;
@@ -127,7 +127,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     intervalMs: config.reconcileIntervalMs,
     creatingAgeMs: 2 * config.upstream.timeoutMs,
   });
-  const streams = createStreamRegistry(config.maxSseConnections);
+  const streams = createStreamRegistry(
+    config.maxSseConnections,
+    // Without a way to tell clients apart, every stream would count as one client's.
+    options.clientKey ? config.maxSsePerClient : Infinity,
+  );
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({
     now,

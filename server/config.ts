@@ -68,6 +68,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** Most concurrent SSE connections; beyond it, widgets are told to poll. */
   maxSseConnections: number;
+  /** Most concurrent SSE connections of one client (when the app can tell clients apart). */
+  maxSsePerClient: number;
+  /** Reverse proxies in front of the BFF that append to X-Forwarded-For (0: clients connect directly). */
+  trustedProxyHops: number;
   /** How long a merchant notice claimed by a process that died waits before another takes it. */
   noticeLeaseMs: number;
 }
@@ -191,6 +195,8 @@ export function loadConfig(env: Env): Config {
     createRateLimitPerMinute: int(env, 'CREATE_RATE_LIMIT_PER_MINUTE', 30, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 256),
     maxSseConnections: int(env, 'MAX_SSE_CONNECTIONS', 20_000, 1),
+    maxSsePerClient: int(env, 'MAX_SSE_PER_CLIENT', 100, 1),
+    trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
     noticeLeaseMs: int(env, 'NOTICE_LEASE_MS', 60_000, 1000),
   };
 }

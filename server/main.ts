@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBillCheckout } from './app.js';
+import { clientAddress } from './client-address.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
 import { demoResolveOrder } from './demo-orders.js';
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
     // Demo prices apply to the embedded sandbox only, never to a real service.
     hooks: config.embeddedSandbox && !config.orderLookupUrl ? { resolveOrder: demoResolveOrder } : {},
     notice: { leaseMs: config.noticeLeaseMs },
-    clientKey: (c) => getConnInfo(c).remote.address ?? 'unknown',
+    clientKey: (c) => clientAddress(getConnInfo(c).remote.address, c.req.header('x-forwarded-for'), config.trustedProxyHops),
     sse: nodeSse,
   });
   await app.ready();

@@ -43,7 +43,7 @@ function retryable(error: unknown): boolean {
  * @csspart amount - The amount to pay.
  * @csspart gold-amount - The gold-conversion amount required.
  * @csspart reference - The merchant's reference of the bill.
- * @csspart countdown - The time left to pay.
+ * @csspart countdown - The time left to pay (from 100 hours before the deadline).
  * @csspart qr - The QR code of the bill URL (an SVG).
  * @csspart pay-button - The link that opens the bill URL.
  * @csspart copy-button - Copies the bill URL.
@@ -407,7 +407,7 @@ export class BillCheckout extends LitElement {
     }
     return html`<div part="base">
       ${summary}
-      <p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>
+      ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
       ${payment}
       <p part="status">${s.waiting}</p>
       ${reconnecting}

@@ -56,12 +56,15 @@ export function billRoutes(s: Services): Hono {
     const billId = found.bill.billId;
     let stream: StatusStream | null = null;
     let closedEarly = false;
-    const release = s.streams.open(() => {
+    const release = s.streams.open(s.clientKey(c), () => {
       if (stream) stream.close();
       else closedEarly = true;
     });
-    if (!release) {
+    if (release === 'all-busy') {
       throw new ApiError(503, 'too_many_streams', 'Too many live streams; poll instead.', { 'Retry-After': '5' });
+    }
+    if (release === 'client-busy') {
+      throw new ApiError(429, 'too_many_streams_for_client', 'This client has too many live streams; poll instead.', { 'Retry-After': '5' });
     }
     // Subscribed before the read, so that no change between the two is missed.
     const early: BillView[] = [];

@@ -1,23 +1,34 @@
 import type { SseSink } from './sse-transport.js';
 import type { BillView } from '../../widget/bill-view.js';
 
-/** Open SSE streams: a cap (MAX_SSE_CONNECTIONS) and a way to end them all on stop. */
+/**
+ * Open SSE streams: caps on all of them (MAX_SSE_CONNECTIONS) and on one client's
+ * (MAX_SSE_PER_CLIENT), so that one client's flood leaves room for everybody else; and a way to end
+ * them all on stop.
+ */
 export interface StreamRegistry {
-  /** Registers a stream's closer, or returns null when the cap is reached. */
-  open(close: () => void): (() => void) | null;
+  /** Registers a stream's closer and returns its release, or which cap is reached. */
+  open(client: string, close: () => void): (() => void) | 'all-busy' | 'client-busy';
   size(): number;
   closeAll(): void;
 }
 
-export function createStreamRegistry(max: number): StreamRegistry {
+export function createStreamRegistry(max: number, perClient: number): StreamRegistry {
   const closers = new Set<() => void>();
+  const byClient = new Map<string, number>();
   return {
-    open(close) {
-      if (closers.size >= max) return null;
+    open(client, close) {
+      if (closers.size >= max) return 'all-busy';
+      const held = byClient.get(client) ?? 0;
+      if (held >= perClient) return 'client-busy';
+      byClient.set(client, held + 1);
       const entry = () => close();
       closers.add(entry);
       return () => {
-        closers.delete(entry);
+        if (!closers.delete(entry)) return;
+        const left = (byClient.get(client) ?? 1) - 1;
+        if (left > 0) byClient.set(client, left);
+        else byClient.delete(client);
       };
     },
     size: () => closers.size,

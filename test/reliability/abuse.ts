@@ -1,5 +1,6 @@
-// Abuse: the create rate limit holds per client address; a flood of SSE connections is capped
-// (MAX_SSE_CONNECTIONS) and leaves health checks and status reads fast.
+// Abuse: the create rate limit holds per client address, whatever X-Forwarded-For says with no
+// proxy trusted; a flood of SSE connections is capped (MAX_SSE_CONNECTIONS) and leaves health
+// checks and status reads fast. (MAX_SSE_PER_CLIENT is in bff-status.test.ts.)
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { TestContext } from 'node:test';
@@ -19,12 +20,12 @@ interface Answer {
 }
 
 /** A POST from a chosen loopback source address: the BFF keys its rate limit by address. */
-function postFrom(localAddress: string, url: string, body: string): Promise<Answer> {
+function postFrom(localAddress: string, url: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress, agent: false,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers },
     }, (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
@@ -39,11 +40,16 @@ export async function runAbuse(t: TestContext, o: { limit: number; sseCap: numbe
   const w = await startChildWorld(t, {
     CREATE_RATE_LIMIT_PER_MINUTE: String(o.limit),
     MAX_SSE_CONNECTIONS: String(o.sseCap),
+    // The flood comes from one address and is meant for the total cap.
+    MAX_SSE_PER_CLIENT: String(o.sseAttempts),
   });
 
   const tally = (answers: Answer[]) => answers.reduce<Record<string, number>>((m, a) => ({ ...m, [a.status]: (m[a.status] ?? 0) + 1 }), {});
   const a: Answer[] = [];
-  for (let i = 0; i < o.limit + 5; i++) a.push(await postFrom('127.0.0.1', `${w.base}/api/bills`, '{"amount":"3.00"}'));
+  // Client A claims to be somebody new each time: with no proxy trusted, the header is not believed.
+  for (let i = 0; i < o.limit + 5; i++) {
+    a.push(await postFrom('127.0.0.1', `${w.base}/api/bills`, '{"amount":"3.00"}', { 'X-Forwarded-For': `10.9.${i}.1` }));
+  }
   const b: Answer[] = [];
   for (let i = 0; i < o.limit; i++) b.push(await postFrom('127.0.0.2', `${w.base}/api/bills`, '{"amount":"4.00"}'));
   const refused = a.find((x) => x.status === 429);

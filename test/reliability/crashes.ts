@@ -44,6 +44,7 @@ export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Prom
     BILL_API_TIMEOUT_MS: '1000',
     BILL_API_RETRIES: '1',
     CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_SSE_PER_CLIENT: '100000',
     MERCHANT_WEBHOOK_URL: merchant.url,
     MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
     NOTICE_LEASE_MS: '1000',

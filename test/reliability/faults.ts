@@ -48,6 +48,7 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
       MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
       CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
       MAX_SSE_CONNECTIONS: '100000',
+      MAX_SSE_PER_CLIENT: '100000',
     },
     hooks: {
       onFinal: (view: BillView) => void hooks.set(view.billId, (hooks.get(view.billId) ?? 0) + 1),

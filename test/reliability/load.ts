@@ -34,6 +34,8 @@ export async function runLoad(
   const w = await startChildWorld(t, {
     CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
     MAX_SSE_CONNECTIONS: String(o.widgets * 2),
+    // Every widget is played from this one address.
+    MAX_SSE_PER_CLIENT: String(o.widgets * 2),
     REFRESH_WINDOW_MS: '2000',
   });
   const billCount = Math.max(4, Math.ceil(o.widgets / 10));

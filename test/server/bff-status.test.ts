@@ -80,6 +80,40 @@ for (const transport of ['node', 'web'] as const) {
   });
 }
 
+test('SSE beyond MAX_SSE_PER_CLIENT answers that client 429 and leaves room for others', async (t) => {
+  const h = await startHarness(t, {
+    env: { MAX_SSE_CONNECTIONS: '10', MAX_SSE_PER_CLIENT: '2' },
+    clientKey: (c) => c.req.header('x-test-client') ?? 'nobody',
+  });
+  const bill = await h.create();
+  const path = `/api/bills/${bill.billId}/events?token=${bill.token}`;
+  const open = async (client: string) => h.request(path, { headers: { 'x-test-client': client } });
+  const a1 = readSse(await open('a'));
+  const a2 = readSse(await open('a'));
+  assert.equal((await a1.next())?.outcome, 'pending');
+  assert.equal((await a2.next())?.outcome, 'pending');
+  const refused = await open('a');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get('retry-after'), '5');
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'too_many_streams_for_client');
+  const b = readSse(await open('b'));
+  assert.equal((await b.next())?.outcome, 'pending');
+  await a1.cancel();
+  while (h.app.hub.size() > 2) await new Promise((resolve) => setImmediate(resolve));
+  const again = await open('a');
+  assert.equal(again.status, 200);
+  await Promise.all([readSse(again).cancel(), a2.cancel(), b.cancel()]);
+});
+
+test('without a clientKey, MAX_SSE_PER_CLIENT does not turn into a cap on everybody', async (t) => {
+  const h = await startHarness(t, { env: { MAX_SSE_PER_CLIENT: '1' } });
+  const bill = await h.create();
+  const path = `/api/bills/${bill.billId}/events?token=${bill.token}`;
+  const streams = [readSse(await h.request(path)), readSse(await h.request(path))];
+  for (const s of streams) assert.equal((await s.next())?.outcome, 'pending');
+  await Promise.all(streams.map((s) => s.cancel()));
+});
+
 test('cancel works only while the bill is pending', async (t) => {
   const h = await startHarness(t);
   const bill = await h.create();

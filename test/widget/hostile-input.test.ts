@@ -110,7 +110,8 @@ describe('bill-checkout with hostile service data', () => {
       const el = await mountWith(bill);
       expect(part(el, 'base')).to.not.equal(null);
       expectContained(el, h.container);
-      expect(text(el, 'countdown')).to.not.match(/NaN|undefined|Infinity/);
+      // A deadline 100 hours or more away is not counted down at all (no "1.79e+305:00:00").
+      expect(text(el, 'countdown')).to.match(/^$|^Time left: (\d{1,2}:)?\d\d:\d\d$/);
       await h.tick(3000);
       expectContained(el, h.container);
       FakeEventSource.last.emit(final(bill, 'cancelled'));

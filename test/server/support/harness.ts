@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
 import { createBillCheckout } from '../../../server/app.js';
 import { nodeHmacSha256 } from '../../../server/node/hmac.js';
 import { nodeFetch } from '../../../server/node/http-fetch.js';
@@ -50,6 +51,8 @@ export interface HarnessOptions {
   sse?: 'node' | 'web';
   /** Start the reconciler and notice worker timers (default false: tests call runOnce). */
   start?: boolean;
+  /** Tells clients apart, as main.ts does by address (default: none, as createBillCheckout's). */
+  clientKey?: (c: Context) => string;
 }
 
 export interface Harness {
@@ -123,6 +126,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const app = createBillCheckout({ config, upstream, store: options.wrapStore ? options.wrapStore(store) : store, hooks: options.hooks, log, now: clock.now,
     sseHeartbeatMs: options.sseHeartbeatMs,
     sse: options.sse === 'web' ? webSse : nodeSse,
+    ...(options.clientKey ? { clientKey: options.clientKey } : {}),
   });
   handler = (req, env) => app.fetch(req, env);
   if (options.start) app.start();

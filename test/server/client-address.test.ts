@@ -1,0 +1,55 @@
+// Whom limits count: the socket's peer, or behind TRUSTED_PROXY_HOPS proxies the address the
+// outermost one saw. Unit cases, then the create rate limit through server/main.ts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { clientAddress } from '../../server/client-address.js';
+import { createSandbox } from '../../server/sandbox/sandbox.js';
+import { startMain } from './support/child.js';
+import { freePort, serveOn } from './support/servers.js';
+
+test('with no proxy trusted, X-Forwarded-For is ignored', () => {
+  assert.equal(clientAddress('203.0.113.9', '198.51.100.1', 0), '203.0.113.9');
+  assert.equal(clientAddress(undefined, '198.51.100.1', 0), 'unknown');
+});
+
+test('behind N proxies, the entry the outermost appended: what the client wrote to the left is not believed', () => {
+  assert.equal(clientAddress('10.0.0.5', 'spoofed, 198.51.100.7', 1), '198.51.100.7');
+  assert.equal(clientAddress('10.0.0.5', 'spoofed, 198.51.100.7, 10.0.0.4', 2), '198.51.100.7');
+  assert.equal(clientAddress('10.0.0.5', ' 198.51.100.7 ,  ', 1), '198.51.100.7');
+  // Fewer entries than proxies: the farthest one there is.
+  assert.equal(clientAddress('10.0.0.5', '198.51.100.7', 3), '198.51.100.7');
+  // No header at all: the peer.
+  assert.equal(clientAddress('10.0.0.5', undefined, 1), '10.0.0.5');
+  assert.equal(clientAddress('10.0.0.5', ' , ', 1), '10.0.0.5');
+});
+
+test('npm start behind one proxy limits creates per forwarded client, not per proxy', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'client-address-'));
+  const sandbox = createSandbox({ key: 'k-client-address', secret: 's-client-address' });
+  const upstream = await serveOn((req) => sandbox.app.fetch(req));
+  const port = await freePort();
+  const child = startMain({
+    PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, BILL_API_BASE_URL: upstream.url,
+    BILL_API_KEY: 'k-client-address', BILL_API_SECRET: 's-client-address', DATABASE_URL: `file:${join(dir, 'db.sqlite')}`,
+    CLIENT_AMOUNT_MIN: '1', CLIENT_AMOUNT_MAX: '50', CREATE_RATE_LIMIT_PER_MINUTE: '2', TRUSTED_PROXY_HOPS: '1',
+  });
+  t.after(async () => {
+    await child.kill('SIGKILL');
+    sandbox.close();
+    await upstream.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await child.ready;
+  const create = async (forwardedFor: string) => (await fetch(`http://127.0.0.1:${port}/api/bills`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor }, body: '{"amount":"2.00"}',
+  })).status;
+  const statuses = [];
+  // One customer, who writes a new address of their own in front each time.
+  for (let i = 0; i < 3; i++) statuses.push(await create(`10.1.1.${i}, 198.51.100.1`));
+  assert.deepEqual(statuses, [201, 201, 429]);
+  // Another customer behind the same proxy is not held back by the first.
+  assert.equal(await create('198.51.100.2'), 201);
+});
