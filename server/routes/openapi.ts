@@ -71,6 +71,7 @@ export function describeApi(): Record<string, unknown> {
           responses: {
             200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
             404: error('No such bill, or a wrong token'),
+            429: error('This client holds MAX_SSE_PER_CLIENT streams already: poll GET /api/bills/{billId} instead'),
             503: error('Too many streams: poll GET /api/bills/{billId} instead'),
           },
         },
