@@ -1,14 +1,9 @@
 // Whom limits count: the socket's peer, or behind TRUSTED_PROXY_HOPS proxies the address the
 // outermost one saw. Unit cases, then the create rate limit through server/main.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { clientAddress } from '../../server/client-address.js';
-import { createSandbox } from '../../server/sandbox/sandbox.js';
-import { startMain } from './support/child.js';
-import { freePort, serveOn } from './support/servers.js';
+import { startChildWorld } from '../reliability/support/child-world.js';
 
 test('with no proxy trusted, X-Forwarded-For is ignored', () => {
   assert.equal(clientAddress('203.0.113.9', '198.51.100.1', 0), '203.0.113.9');
@@ -27,23 +22,8 @@ test('behind N proxies, the entry the outermost appended: what the client wrote 
 });
 
 test('npm start behind one proxy limits creates per forwarded client, not per proxy', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'client-address-'));
-  const sandbox = createSandbox({ key: 'k-client-address', secret: 's-client-address' });
-  const upstream = await serveOn((req) => sandbox.app.fetch(req));
-  const port = await freePort();
-  const child = startMain({
-    PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, BILL_API_BASE_URL: upstream.url,
-    BILL_API_KEY: 'k-client-address', BILL_API_SECRET: 's-client-address', DATABASE_URL: `file:${join(dir, 'db.sqlite')}`,
-    CLIENT_AMOUNT_MIN: '1', CLIENT_AMOUNT_MAX: '50', CREATE_RATE_LIMIT_PER_MINUTE: '2', TRUSTED_PROXY_HOPS: '1',
-  });
-  t.after(async () => {
-    await child.kill('SIGKILL');
-    sandbox.close();
-    await upstream.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await child.ready;
-  const create = async (forwardedFor: string) => (await fetch(`http://127.0.0.1:${port}/api/bills`, {
+  const w = await startChildWorld(t, { CREATE_RATE_LIMIT_PER_MINUTE: '2', TRUSTED_PROXY_HOPS: '1' });
+  const create = async (forwardedFor: string) => (await fetch(`${w.base}/api/bills`, {
     method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwardedFor }, body: '{"amount":"2.00"}',
   })).status;
   const statuses = [];

@@ -8,6 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import type { TestContext } from 'node:test';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { openStore } from '../../server/store/open-store.js';
@@ -177,17 +178,21 @@ if (!isMainThread) {
         }),
       };
     }
-    const settled = (p: Promise<unknown>) => Promise.race([p.then(() => 'resolved', () => 'rejected'), Promise.resolve('pending')]);
-
-    it('answers a write once its WAL is synced, off the event loop; readers and onCommitted see it at commit', { timeout: 10_000 }, async (t) => {
-      const path = tempPath();
+    /** A migrated store whose WAL syncs wait for the test (the migration's first one let through). */
+    async function migratedOnHeldSync(t: TestContext) {
       const held = heldSync();
-      const store = createSqliteStore(path, { syncWal: held.sync });
+      const store = createSqliteStore(tempPath(), { syncWal: held.sync });
       t.after(() => store.close());
       const migrating = store.migrate();
       await held.called(1);
       held.calls[0]!.finish();
       await migrating;
+      return { store, held };
+    }
+    const settled = (p: Promise<unknown>) => Promise.race([p.then(() => 'resolved', () => 'rejected'), Promise.resolve('pending')]);
+
+    it('answers a write once its WAL is synced, off the event loop; readers and onCommitted see it at commit', { timeout: 10_000 }, async (t) => {
+      const { store, held } = await migratedOnHeldSync(t);
       const bill = newBill();
       const inserting = store.insertBill(bill);
       await held.called(2);
@@ -232,14 +237,7 @@ if (!isMainThread) {
     });
 
     it('refuses every write and fails its health check after a failed sync, saying what to do', { timeout: 10_000 }, async (t) => {
-      const path = tempPath();
-      const held = heldSync();
-      const store = createSqliteStore(path, { syncWal: held.sync });
-      t.after(() => store.close());
-      const migrating = store.migrate();
-      await held.called(1);
-      held.calls[0]!.finish();
-      await migrating;
+      const { store, held } = await migratedOnHeldSync(t);
       const first = store.insertBill(newBill());
       await held.called(2);
       const second = store.insertBill(newBill()); // waits for the next sync, which never comes
