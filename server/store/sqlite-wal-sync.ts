@@ -68,6 +68,11 @@ export function createWalSync(walPath: string, options: WalSyncOptions = {}): Wa
     })().then(() => {
       running = null;
       r.resolve();
+      if (next) {
+        const queued = next;
+        next = null;
+        start(queued);
+      }
     }, (error: unknown) => {
       // The kernel may have dropped the pages it could not write: what is on disk is unknown.
       // Like PostgreSQL after a failed fsync, stop rather than answer writes as durable.
@@ -79,12 +84,6 @@ export function createWalSync(walPath: string, options: WalSyncOptions = {}): Wa
       r.reject(failure);
       next?.reject(failure);
       next = null;
-    }).finally(() => {
-      if (next && !failure) {
-        const queued = next;
-        next = null;
-        start(queued);
-      }
     });
   };
 

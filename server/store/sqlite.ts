@@ -9,12 +9,12 @@ import type { Statement } from 'better-sqlite3';
 import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
-import { createWalSync } from './sqlite-wal-sync.js';
-import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
 import type { BillRow, NoticeRow } from './sqlite-rows.js';
+import { createWalSync } from './sqlite-wal-sync.js';
+import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type {
   ApplyStatusInput, ApplyStatusResult, InsertResult, NewBill, NoticeChannel, Store, StoredBill,
 } from './types.js';
