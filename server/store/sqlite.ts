@@ -178,25 +178,21 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const commitWaiting = () => {
     const batch = waiting;
     waiting = [];
-    let outcomes: ReturnType<typeof groupTx>;
-    try {
-      if (walSync?.failure) throw walSync.failure;
-      outcomes = groupTx.immediate(batch);
-    } catch (error) {
-      for (const w of batch) w.reject(error);
-      return;
-    }
-    outcomes.forEach((o, i) => {
-      if (!o.ok) return;
-      try {
-        batch[i]!.onCommitted?.(o.result);
-      } catch {
-        // The caller's own failure: the status is stored all the same, and the promise says so.
-      }
-    });
-    const settle = () => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error)));
-    if (!walSync) settle();
-    else walSync.durable().then(settle, (error: unknown) => batch.forEach((w) => w.reject(error)));
+    writing(() => {
+      const outcomes = groupTx.immediate(batch);
+      outcomes.forEach((o, i) => {
+        if (!o.ok) return;
+        try {
+          batch[i]!.onCommitted?.(o.result);
+        } catch {
+          // The caller's own failure: the status is stored all the same, and the promise says so.
+        }
+      });
+      return outcomes;
+    }).then(
+      (outcomes) => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error))),
+      (error: unknown) => batch.forEach((w) => w.reject(error)),
+    );
   };
 
   const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
