@@ -1,15 +1,52 @@
 // The demo (demo/*.html), built to demo/dist and served by the BFF at `/` (`npm start`), or run by
-// `npm run dev` with /api, /sandbox and /healthz proxied to a BFF on BFF_URL (default :8787).
+// `npm run dev` with /api, /sandbox, /healthz and /demo proxied to a BFF on BFF_URL (default :8787).
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('./demo', import.meta.url));
 const bff = process.env.BFF_URL ?? 'http://localhost:8787';
 const pages = ['index', 'variants', 'plain', 'admin', 'react'];
 
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/**
+ * The script-tag page carries its order in the HTML (`__ORDER_ID__`, `__ORDER_TICKET__`), filled
+ * by the page's server: server/main.ts for the built demo; under `npm run dev`, this plugin, with
+ * a fresh order from the BFF's POST /demo/orders for every load. The build keeps the placeholders.
+ */
+function scriptTagOrder(): Plugin {
+  return {
+    name: 'bill-checkout-demo:script-tag-order',
+    apply: 'serve',
+    async transformIndexHtml(html) {
+      if (!html.includes('__ORDER_ID__')) return html;
+      let order: { orderId?: unknown; orderTicket?: unknown };
+      try {
+        const res = await fetch(`${bff}/demo/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ product: 'poster' }),
+        });
+        if (res.status !== 201) throw new Error(`HTTP ${res.status}`);
+        order = (await res.json()) as typeof order;
+        if (typeof order.orderId !== 'string') throw new Error('no orderId in the answer');
+      } catch (error) {
+        throw new Error(`No order for the script-tag page from the BFF's POST ${bff}/demo/orders ` +
+          `(${error instanceof Error ? error.message : String(error)}): start it with \`npm start\`, or set BFF_URL.`);
+      }
+      return html
+        .replaceAll('__ORDER_ID__', escapeHtml(order.orderId as string))
+        .replaceAll('__ORDER_TICKET__', escapeHtml(typeof order.orderTicket === 'string' ? order.orderTicket : ''));
+    },
+  };
+}
+
 export default defineConfig({
   root,
+  plugins: [scriptTagOrder()],
   // Lit's decorators as TypeScript's experimentalDecorators + useDefineForClassFields: false.
   oxc: {
     decorator: { legacy: true },
@@ -28,7 +65,8 @@ export default defineConfig({
   server: {
     proxy: Object.fromEntries(
       // The dev server stands in for the BFF's own origin, so the BFF's origin check sees PUBLIC_URL.
-      ['/api', '/sandbox', '/healthz', '/bill-checkout.js'].map((p) => [p, { target: bff, headers: { origin: new URL(bff).origin } }]),
+      // /demo/: the demo's order minting (server/demo-routes.ts).
+      ['/api', '/sandbox', '/healthz', '/bill-checkout.js', '/demo/'].map((p) => [p, { target: bff, headers: { origin: new URL(bff).origin } }]),
     ),
   },
 });

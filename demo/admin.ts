@@ -3,8 +3,19 @@
 import type { ListBillsInput, StatusRecord } from '../server/upstream/types.js';
 import type { BillView } from '../widget/bill-view.js';
 
+/** What the BFF stored about a bill of the list; null for bills this shop did not create. */
+interface Local {
+  outcome: BillView['outcome'];
+  notified: boolean;
+  /** The merchant's order the bill pays; null for a bill created with an amount. */
+  orderId: string | null;
+  /** The amount the merchant's server resolved for the order (decimal text). */
+  orderAmount: string | null;
+  /** Paid although another bill of the same order was already paid: the customer is owed a refund. */
+  duplicatePayment: boolean;
+}
 /** A status record of the service's list, with the BFF's own view of the bill. */
-type Row = StatusRecord & { local: { outcome: BillView['outcome']; notified: boolean } | null };
+type Row = StatusRecord & { local: Local | null };
 interface ListAnswer { lists: Row[]; total: number }
 type Filter = NonNullable<ListBillsInput['filters']>[number];
 
@@ -105,9 +116,15 @@ function filters(): Filter[] {
 const time = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 
 function rowView(r: Row): HTMLTableRowElement {
-  const outcome = r.local
+  const outcome = el('td', {}, r.local
     ? el('span', { className: `pill ${r.local.outcome}` }, r.local.outcome)
-    : el('span', { className: 'note' }, 'not from this shop');
+    : el('span', { className: 'note' }, 'not from this shop'));
+  if (r.local?.duplicatePayment) {
+    outcome.append(' ', el('span', { className: 'pill duplicate' }, 'Duplicate payment: refund'));
+  }
+  const order = r.local?.orderId
+    ? el('td', { className: 'mono' }, r.local.orderId)
+    : el('td', {}, '—');
   const notified = r.local ? (r.local.notified ? 'yes' : 'no') : '—';
   const actions = el('td');
   if (!r.isFinal) {
@@ -119,10 +136,11 @@ function rowView(r: Row): HTMLTableRowElement {
   const tr = el('tr',
     {},
     el('td', { className: 'mono' }, r.billId),
+    order,
     el('td', { className: 'mono' }, r.merchantReference),
     el('td', { className: 'num' }, `${r.billAmount} ${r.currency}`),
     el('td', {}, `${r.statusName} (${r.status})`),
-    el('td', {}, outcome),
+    outcome,
     el('td', {}, notified),
     el('td', { className: 'num' }, Number.isFinite(r.dateTime) ? time.format(r.dateTime) : ''),
     actions);
@@ -162,7 +180,7 @@ async function render(run: number): Promise<void> {
     total = answer.total;
     tbody.replaceChildren(...answer.lists.map(rowView));
     if (answer.lists.length === 0) {
-      tbody.append(el('tr', {}, Object.assign(el('td', {}, 'No bills match.'), { colSpan: 8 })));
+      tbody.append(el('tr', {}, Object.assign(el('td', {}, 'No bills match.'), { colSpan: 9 })));
     }
   } catch (error) {
     if (run !== loads) return;

@@ -4,24 +4,26 @@
 
 export interface Checkout {
   product: string;
+  /** Minted by the shop's server (POST /demo/orders), never by this page. */
   orderId: string;
+  /** The order's ticket from the same answer; null when the server gives none. */
+  orderTicket: string | null;
   /** Known once the element has created the bill. */
   billId?: string;
 }
 
 const CHECKOUT_KEY = 'northwind:checkout';
 
-/** `demo-<product>-<n>`: a new suffix for every order, as server/demo-orders.ts expects. */
-export function freshOrderId(product: string): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  const random = Array.from(bytes, (b) => b.toString(36).padStart(2, '0')).join('');
-  return `demo-${product}-${Date.now().toString(36)}${random}`;
-}
-
 export function currentCheckout(): Checkout | null {
   try {
-    const c = JSON.parse(sessionStorage.getItem(CHECKOUT_KEY) ?? 'null') as Checkout | null;
-    return c && typeof c.orderId === 'string' && typeof c.product === 'string' ? c : null;
+    const c = JSON.parse(sessionStorage.getItem(CHECKOUT_KEY) ?? 'null') as Partial<Checkout> | null;
+    if (!c || typeof c.orderId !== 'string' || typeof c.product !== 'string') return null;
+    return {
+      product: c.product,
+      orderId: c.orderId,
+      orderTicket: typeof c.orderTicket === 'string' ? c.orderTicket : null,
+      ...(typeof c.billId === 'string' ? { billId: c.billId } : {}),
+    };
   } catch {
     return null;
   }

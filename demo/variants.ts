@@ -1,11 +1,22 @@
-// Button mode and a themed element, each paying a fresh order of its own.
+// Button mode and a themed element, each paying an order of its own that the shop's server minted.
 import '../widget/index.js';
-import { freshOrderId } from './checkout-store.js';
 import { mountCheckout } from './mount-checkout.js';
+import { newOrder, orderAttributes, problemText } from './new-order.js';
 
-mountCheckout(document.getElementById('button-slot')!, {
-  attributes: { 'order-id': freshOrderId('tee'), mode: 'button', cancellable: '' },
-});
-mountCheckout(document.getElementById('theme-slot')!, {
-  attributes: { 'order-id': freshOrderId('beans'), mode: 'qr' },
-});
+async function mount(slotId: string, product: string, attributes: Record<string, string>): Promise<void> {
+  const slot = document.getElementById(slotId)!;
+  try {
+    const order = await newOrder(product);
+    mountCheckout(slot, { attributes: { ...orderAttributes(order), ...attributes } });
+  } catch (error) {
+    const alert = Object.assign(document.createElement('p'), {
+      className: 'note alert',
+      textContent: `${problemText(error)} Reload the page to try again.`,
+    });
+    alert.setAttribute('role', 'alert');
+    slot.replaceChildren(alert);
+  }
+}
+
+void mount('button-slot', 'tee', { mode: 'button', cancellable: '' });
+void mount('theme-slot', 'beans', { mode: 'qr' });

@@ -14,7 +14,8 @@ const waitPending = (page) => page.locator(`${checkout} [part~="countdown"]`).wa
 /** Each flow brings a fresh page to one or more states and calls snap(name) at each. */
 const flows = {
   async shop({ page, snap }) {
-    await page.locator('#pay').waitFor();
+    // Enabled once the shop's server has given the order.
+    await page.locator('#pay:enabled').waitFor();
     await snap('shop-cart');
   },
   async pending({ page, snap }) {

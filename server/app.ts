@@ -1,13 +1,18 @@
 // createBillCheckout: the BFF as a Hono app, plus start()/stop() for its background work.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
+import { createAlerts } from './alerts.js';
+import type { Alerts } from './alerts.js';
 import { toBillView } from './bill-view.js';
+import type { BillNotice } from './bill-view.js';
+import { configSecrets } from './config.js';
 import type { Config } from './config.js';
 import { createBillCreator } from './create/create-bill.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
 import { apiHeaders, stampedBy } from './middleware/api-headers.js';
 import { bodyLimit } from './middleware/body-limit.js';
+import { crossSiteGuard } from './middleware/cross-site.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { errorBody } from './middleware/errors.js';
 import { pageSecurityHeaders } from './middleware/security-headers.js';
@@ -15,7 +20,8 @@ import { SERVER_TIME_HEADER } from './middleware/server-time.js';
 import { createNoticeWorker, noticeChannels } from './notify/notice-worker.js';
 import type { NoticeWorker, NoticeWorkerOptions } from './notify/notice-worker.js';
 import { orderLookup } from './orders/order-lookup.js';
-import type { OrderAmount } from './orders/order-lookup.js';
+import type { ResolveOrder } from './orders/order-lookup.js';
+import { createRedactor } from './redact.js';
 import { adminRoutes } from './routes/admin.js';
 import { billRoutes } from './routes/bills.js';
 import { callbackRoutes } from './routes/callback.js';
@@ -36,14 +42,24 @@ import type { Store } from './store/types.js';
 import type { BillApi } from './upstream/types.js';
 import type { BillView } from '../widget/bill-view.js';
 
+export { orderTicket } from './orders/order-ticket.js';
+export type { BillNotice } from './bill-view.js';
+export type { ResolveOrder, ResolveOrderContext } from './orders/order-lookup.js';
+export { ApiError } from './middleware/errors.js';
+
 export interface BillCheckoutHooks {
-  /** The merchant's amount for an order; null when there is no such order (404). Wins over ORDER_LOOKUP_URL. */
-  resolveOrder?(orderId: string): Promise<OrderAmount | null>;
   /**
-   * Called once per final bill (an outbox in the store makes it survive restarts). A call that
-   * throws, or is still running after 10 s (its `signal` then aborts), is retried later.
+   * The merchant's amount for an order; null when there is no such order (404). Wins over
+   * ORDER_LOOKUP_URL. It is given the browser's request: without ORDER_TICKET_SECRET, it is what
+   * decides whether this caller may pay this order (throw an ApiError of 403 to refuse).
    */
-  onFinal?(bill: BillView, context: { signal: AbortSignal }): void | Promise<void>;
+  resolveOrder?: ResolveOrder;
+  /**
+   * Called once per final bill (an outbox in the store makes it survive restarts), with the order
+   * it paid. A call that throws, or is still running after 10 s (its `signal` then aborts), is
+   * retried later: make it idempotent on `bill.billId`.
+   */
+  onFinal?(bill: BillNotice, context: { signal: AbortSignal }): void | Promise<void>;
 }
 
 export interface BillCheckoutOptions {
@@ -76,6 +92,8 @@ export interface BillCheckoutParts {
   reconciler: Reconciler;
   noticeWorker: NoticeWorker;
   hub: Hub;
+  /** Answers of the service that were refused as not matching the bill, counted by kind. */
+  alerts: Alerts;
 }
 
 export type BillCheckout = Hono & BillCheckoutParts;
@@ -85,9 +103,8 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const hooks = options.hooks ?? {};
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
-  const log = options.log ?? createLogger({
-    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
-  });
+  const log = options.log ?? createLogger({ secrets: configSecrets(config) });
+  const alerts = createAlerts(log);
   const onFinal = hooks.onFinal?.bind(hooks);
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
@@ -112,15 +129,20 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     : createHub();
   const noticeWorker = createNoticeWorker({
     ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,
+    livemode: !config.embeddedSandbox,
   });
   const refresher = createRefresher({
-    store, upstream, config, hub, now, log,
+    store, upstream, config, hub, alerts, now, log,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     onBecameFinal: () => noticeWorker.kick(),
     // Short: a process that died mid-requery holds its bill off the others no longer than this.
     leaseMs: config.upstream.timeoutMs,
   });
-  const creator = createBillCreator({ config, upstream, store, resolveOrder, now, log });
+  const creator = createBillCreator({
+    config, upstream, store, resolveOrder, alerts, now, log,
+    hookResolvesOrders: hooks.resolveOrder !== undefined,
+    refresh: async (billId) => (await refresher.news(billId))?.bill ?? null,
+  });
   const reconciler = createReconciler({
     store, refresher, now, log,
     settle: creator.settle,
@@ -145,6 +167,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   });
   const services: Services = {
     config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders,
+    redact: createRedactor(configSecrets(config)),
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
     sse: options.sse ?? webSse,
@@ -166,6 +189,9 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   app.use('/api/admin/*', server);
   app.use('/api/openapi.json', server);
   app.use('/healthz', pageSecurityHeaders());
+  // What another site could make its visitors' browsers send: JSON only, from allowed origins.
+  // Not the service's callback, which takes whatever the service sends.
+  app.on('POST', ['/api/bills', '/api/bills/:billId/cancel', '/api/admin/*'], crossSiteGuard({ origins: config.allowedOrigins }));
   // Only requests with a body: reading a GET's body would cost a full Request per read.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
     maxBytes: config.bodyLimitBytes,
@@ -189,7 +215,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       await Promise.all([reconciler.stop(), noticeWorker.stop()]);
       await hub.close();
     },
-    refresher, reconciler, noticeWorker, hub,
+    refresher, reconciler, noticeWorker, hub, alerts,
   };
   return Object.assign(app, parts);
 }

@@ -18,3 +18,25 @@ export function toBillView(bill: StoredBill): BillView {
     dateTime: bill.dateTime,
   };
 }
+
+/** What the merchant is told of a final bill (the `onFinal` hook's bill, the webhook's `data`). */
+export interface BillNotice extends BillView {
+  /** The merchant's order, or null for a bill made from an amount. */
+  orderId: string | null;
+  /** The order's amount as the merchant resolved it (decimal text), or null without an order. */
+  orderAmount: string | null;
+  /** False when the bill was made on the embedded sandbox: no real money moved. */
+  livemode: boolean;
+  /** Paid while another bill of the same order was already paid: refund one of them. */
+  duplicatePayment: boolean;
+}
+
+export function toBillNotice(bill: StoredBill, livemode: boolean): BillNotice {
+  return {
+    ...toBillView(bill),
+    orderId: bill.orderId,
+    orderAmount: bill.orderAmount,
+    livemode,
+    duplicatePayment: bill.duplicatePayment,
+  };
+}

@@ -61,6 +61,17 @@ export interface Config {
   orderLookupUrl: string | null;
   returnUrl: string;
   adminToken: string | null;
+  /** Verifies order tickets (ORDER_TICKET_SECRET); null: order creates only with the embedded sandbox or a resolveOrder hook. */
+  orderTicketSecret: string | null;
+  /**
+   * Order creates need a valid ticket: true when ORDER_TICKET_SECRET is set. The Node entry may give
+   * the embedded sandbox's demo a secret of its own while tickets stay optional.
+   */
+  orderTicketsRequired: boolean;
+  /** The currency bills must be in (BILL_CURRENCY); null: checked only against an order's own currency. */
+  currency: string | null;
+  /** NODE_ENV is `production`: the embedded sandbox and its controls are refused. */
+  production: boolean;
   webhook: WebhookConfig | null;
   /** Creates allowed per client per minute. */
   createRateLimitPerMinute: number;
@@ -82,6 +93,28 @@ export const SANDBOX_DEMO_SECRET = 'sandbox-demo-secret';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** Secrets a guess must not find: ADMIN_TOKEN and ORDER_TICKET_SECRET. */
+export const MIN_SECRET_LENGTH = 32;
+
+/** `url` without its userinfo (`https://user:pw@host` → `https://host`), for logs and messages; text that is no URL loses anything like userinfo. */
+export function withoutUserinfo(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/, '//');
+  }
+}
+
+/** Every secret of the configuration: what logs and error bodies mask. */
+export function configSecrets(config: Config): string[] {
+  const list = [config.upstream.key, config.upstream.secret, config.webhook?.secret, config.adminToken, config.orderTicketSecret];
+  return list.filter((s): s is string => typeof s === 'string' && s !== '');
 }
 
 type Env = Record<string, string | undefined>;
@@ -117,18 +150,33 @@ function url(env: Env, name: string, fallback?: string): string | undefined {
     const u = new URL(v);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
   } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+    throw new ConfigError(`${name} must be an http(s) URL, got "${withoutUserinfo(v)}"`);
   }
   return v.replace(/\/+$/, '');
 }
 
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
 
+function secret(env: Env, name: string, purpose: string): string | null {
+  const v = text(env, name);
+  if (v === undefined) return null;
+  if (v.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters (${purpose}); it has ${v.length}. ` +
+      'Make one with: node -e "console.log(crypto.randomBytes(32).toString(\'base64url\'))"');
+  }
+  return v;
+}
+
 export function loadConfig(env: Env): Config {
   const port = int(env, 'PORT', 8787, 0);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)!;
   const apiBase = url(env, 'BILL_API_BASE_URL');
   const embeddedSandbox = apiBase === undefined;
+  const production = text(env, 'NODE_ENV') === 'production';
+  if (production && embeddedSandbox) {
+    throw new ConfigError('BILL_API_BASE_URL is unset, so the BFF would run on its embedded sandbox, where every payment is fake; ' +
+      'NODE_ENV=production refuses that. Set BILL_API_BASE_URL (with BILL_API_KEY and BILL_API_SECRET) to the service, or unset NODE_ENV for a demo.');
+  }
 
   const min = text(env, 'CLIENT_AMOUNT_MIN');
   const max = text(env, 'CLIENT_AMOUNT_MAX');
@@ -149,6 +197,18 @@ export function loadConfig(env: Env): Config {
   }
 
   const cancelBody = text(env, 'BILL_CANCEL_BODY') ?? '{"billId":"{billId}"}';
+
+  const adminToken = secret(env, 'ADMIN_TOKEN', 'the Bearer token of /api/admin');
+  const orderTicketSecret = secret(env, 'ORDER_TICKET_SECRET', 'it signs the order tickets your server gives pages');
+  const orderLookupUrl = url(env, 'ORDER_LOOKUP_URL') ?? null;
+  if (orderLookupUrl !== null && orderTicketSecret === null && !embeddedSandbox) {
+    throw new ConfigError('ORDER_LOOKUP_URL is set without ORDER_TICKET_SECRET: anyone who knows an order id could then start its checkout ' +
+      'and read its bill. Set ORDER_TICKET_SECRET (at least 32 characters) and give pages order tickets (README, "Order tickets").');
+  }
+  const currency = text(env, 'BILL_CURRENCY') ?? null;
+  if (currency !== null && !/^[A-Za-z0-9]{1,16}$/.test(currency)) {
+    throw new ConfigError(`BILL_CURRENCY must be a currency code such as USD, got "${currency}"`);
+  }
 
   return {
     port,
@@ -188,9 +248,13 @@ export function loadConfig(env: Env): Config {
     allowedOrigins: (text(env, 'ALLOWED_ORIGINS') ?? new URL(publicUrl).origin)
       .split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
     clientAmount: min !== undefined && max !== undefined ? { min, max } : null,
-    orderLookupUrl: url(env, 'ORDER_LOOKUP_URL') ?? null,
+    orderLookupUrl,
     returnUrl: url(env, 'RETURN_URL') ?? `${publicUrl}/`,
-    adminToken: text(env, 'ADMIN_TOKEN') ?? null,
+    adminToken,
+    orderTicketSecret,
+    orderTicketsRequired: orderTicketSecret !== null,
+    currency,
+    production,
     webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : null,
     createRateLimitPerMinute: int(env, 'CREATE_RATE_LIMIT_PER_MINUTE', 30, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 256),

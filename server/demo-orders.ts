@@ -1,6 +1,7 @@
 // The demo shop's order catalogue: the BFF asks it for an order's amount, so the price a customer
-// pays never comes from the browser. An order id is `demo-<product>-<n>`, where <n> is any fresh
-// suffix the shop page picks on load (1..40 of [a-z0-9]), so every page load is a new order.
+// pays never comes from the browser. An order id is `demo-<product>-<n>`, where <n> is a fresh
+// random suffix (1..40 of [a-z0-9]) that the demo's server minted with the order's ticket, so every
+// visitor pays an order of their own.
 
 export interface DemoProduct {
   slug: string;
@@ -30,3 +31,4 @@ export async function demoResolveOrder(orderId: string): Promise<{ amount: strin
   const product = demoProduct(orderId);
   return product ? { amount: product.price, currency: product.currency } : null;
 }
+

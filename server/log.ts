@@ -1,5 +1,7 @@
 // Structured logs, one JSON object a line. Every configured secret is masked wherever it appears,
-// so a careless field cannot leak the key, the signing secret or a webhook secret.
+// as written or escaped, so a careless field cannot leak the key, the signing secret or a webhook
+// secret; every value is cut to 2 KB, so a hostile answer cannot fill the disk through the log.
+import { createRedactor, truncate } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -16,31 +18,45 @@ export interface Logger {
 export interface LoggerOptions {
   /** Where each line goes (default console.log). */
   write?: (line: string) => void;
-  /** Strings never to print. Values shorter than 4 characters are ignored. */
+  /** Strings never to print, in any escaped form. Values shorter than 4 characters are ignored. */
   secrets?: string[];
+  /** Longest value printed, characters (default 2048); longer ones are cut. */
+  maxValueLength?: number;
   level?: LogLevel;
   now?: () => number;
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-function describe(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  return value;
+/** A field as it is printed: masked, then cut to `max` (masked first, so a cut never shows part of a secret). */
+function printable(value: unknown, mask: (text: string) => string, max: number): unknown {
+  if (value instanceof Error) {
+    return { name: truncate(mask(value.name), max), message: truncate(mask(value.message), max) };
+  }
+  if (typeof value === 'string') return truncate(mask(value), max);
+  if (value === null || typeof value !== 'object') return value;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return '[unprintable]';
+  }
+  if (json === undefined || json.length <= max) return value;
+  return truncate(mask(json), max);
 }
 
 export function createLogger(options: LoggerOptions = {}, bound: LogFields = {}): Logger {
   const write = options.write ?? ((line: string) => console.log(line));
-  const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+  const mask = createRedactor(options.secrets ?? []);
+  const max = options.maxValueLength ?? 2048;
   const min = RANK[options.level ?? 'info'];
   const now = options.now ?? Date.now;
 
-  const mask = (line: string) => secrets.reduce((out, s) => out.split(s).join('[redacted]'), line);
-
   const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
     if (RANK[level] < min) return;
-    const entry: LogFields = { time: new Date(now()).toISOString(), level, msg, ...bound };
-    for (const [k, v] of Object.entries(fields ?? {})) entry[k] = describe(v);
+    const entry: LogFields = { time: new Date(now()).toISOString(), level, msg: truncate(mask(msg), max) };
+    for (const [k, v] of Object.entries(bound)) entry[k] = printable(v, mask, max);
+    for (const [k, v] of Object.entries(fields ?? {})) entry[k] = printable(v, mask, max);
     write(mask(JSON.stringify(entry)));
   };
 

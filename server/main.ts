@@ -9,10 +9,13 @@ import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBillCheckout } from './app.js';
 import { clientAddress } from './client-address.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, configSecrets, loadConfig, withoutUserinfo } from './config.js';
 import type { Config } from './config.js';
+import { randomToken } from './create/random.js';
 import { demoResolveOrder } from './demo-orders.js';
+import { demoOrderRoutes, mintDemoOrder } from './demo-routes.js';
 import { createLogger } from './log.js';
+import { bodyLimit } from './middleware/body-limit.js';
 import { errorBody } from './middleware/errors.js';
 import { pageSecurityHeaders, stampPageSecurity } from './middleware/security-headers.js';
 import { nodeHmacSha256 } from './node/hmac.js';
@@ -28,6 +31,10 @@ const NOT_BUILT_PAGE =
   '<title>bill-checkout</title><h1>bill-checkout</h1><p>The BFF is running. The demo is not built yet ' +
   '(<code>npm run build</code>).</p><p>API: <code>/api/bills</code>, health: <a href="/healthz">/healthz</a>.</p></html>';
 
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
 function importSigner(spec: string): Promise<unknown> {
   const isPath = spec.startsWith('.') || isAbsolute(spec);
   return import(isPath ? pathToFileURL(resolve(spec)).href : spec);
@@ -42,16 +49,24 @@ async function main(): Promise<void> {
     console.error(`Configuration error: ${error.message}`);
     process.exit(1);
   }
+  if (config.embeddedSandbox && config.orderTicketSecret === null) {
+    // The demo's own tickets: minted and checked, while pages without one still work on the sandbox.
+    config = { ...config, orderTicketSecret: randomToken(32) };
+  }
   const log = createLogger({
-    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
+    secrets: configSecrets(config),
     level: process.env.LOG_LEVEL === 'debug' ? 'debug' : 'info',
   });
+  if (!config.orderTicketsRequired && config.embeddedSandbox) {
+    log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
+      '(the demo mints its tickets with a secret of this process); set it before using a real service');
+  }
 
   const store = await openStore(config.databaseUrl, {
     onError: (error) => log.warn('database connection error', { error }),
   });
   let sandbox: Sandbox | null = null;
-  if (config.embeddedSandbox) sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox` });
+  if (config.embeddedSandbox) sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox`, controls: !config.production });
   // node:crypto's HMAC and node:http under the upstream client: the same calls at a fraction of the CPU.
   const signer = await loadSigner(config.upstream.signer, importSigner, nodeHmacSha256);
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, fetch: nodeFetch() });
@@ -68,8 +83,14 @@ async function main(): Promise<void> {
   const pages = pageSecurityHeaders();
   if (sandbox) {
     app.use('/sandbox/*', pages);
+    app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/sandbox/*', bodyLimit({
+      maxBytes: config.bodyLimitBytes,
+      onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
+    }));
     app.route('/sandbox', sandbox.app);
   }
+  const demoOrders = { ticketSecret: config.orderTicketSecret, now: Date.now };
+  if (!config.production) app.route('/demo', demoOrderRoutes(demoOrders));
 
   // The drop-in element for pages that load it with a script tag (the CDN way).
   const bundle = fileURLToPath(new URL('../dist/bill-checkout.js', import.meta.url));
@@ -82,6 +103,18 @@ async function main(): Promise<void> {
   const demo = fileURLToPath(new URL('../demo/dist', import.meta.url));
   const demoBuilt = existsSync(resolve(demo, 'index.html'));
   const serveDemo = serveStatic({ root: demo });
+  // The script-tag page, as a merchant's server renders it: a fresh order and its ticket in the HTML.
+  const scriptTagPage = resolve(demo, 'plain.html');
+  if (demoBuilt && !config.production && existsSync(scriptTagPage)) {
+    const template = await readFile(scriptTagPage, 'utf8');
+    app.get('/plain.html', pages, async (c) => {
+      const order = await mintDemoOrder('poster', demoOrders);
+      c.header('Cache-Control', 'no-store');
+      return c.html(template
+        .replaceAll('__ORDER_ID__', escapeHtml(order.orderId))
+        .replaceAll('__ORDER_TICKET__', escapeHtml(order.orderTicket ?? '')));
+    });
+  }
   app.notFound(async (c) => {
     stampPageSecurity(c);
     if (demoBuilt) {
@@ -96,9 +129,9 @@ async function main(): Promise<void> {
   const server = createAdaptorServer({ fetch: app.fetch });
   // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
   server.listen({ port: config.port, backlog: 4096 }, () => {
-    log.info(`bill-checkout listening on ${config.publicUrl}`, {
+    log.info(`bill-checkout listening on ${withoutUserinfo(config.publicUrl)}`, {
       port: config.port,
-      upstream: config.embeddedSandbox ? 'embedded sandbox' : config.upstream.baseUrl,
+      upstream: config.embeddedSandbox ? 'embedded sandbox (not live: no real payments)' : withoutUserinfo(config.upstream.baseUrl),
       database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
     });
   });

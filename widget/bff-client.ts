@@ -1,8 +1,8 @@
 import type { BillView, CreatedBillView, ErrorBody } from './bill-view.js';
 import type { Clock } from './clock.js';
 
-/** What a bill is created from: the merchant's order, or an amount (decimal text). */
-export type CreateInput = { orderId: string } | { amount: string };
+/** What a bill is created from: the merchant's order (with its ticket), or an amount (decimal text). */
+export type CreateInput = { orderId: string; orderTicket?: string | undefined } | { amount: string };
 
 /** The capability to read and cancel one bill. */
 export interface BillRef {
@@ -72,7 +72,8 @@ export class BffClient {
 
   /** Cancels; resolves to the answer's body (a BillView when the BFF sends one). */
   cancel(ref: BillRef, signal: AbortSignal): Promise<unknown> {
-    return this.#call(this.#path(ref, '/cancel'), signal, { method: 'POST' }, true);
+    // JSON, like every POST the BFF takes from a browser (a form could not send it cross-site).
+    return this.#call(this.#path(ref, '/cancel'), signal, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, true);
   }
 
   /** The URL of the bill's Server-Sent Events. */

@@ -18,7 +18,7 @@ import { styles } from './styles.js';
 type Problem = 'unreachable' | 'createFailed' | 'notFound';
 type FinalOutcome = Exclude<Outcome, 'pending'>;
 
-const inputs = ['endpoint', 'orderId', 'amount', 'billId', 'token'] as const;
+const inputs = ['endpoint', 'orderId', 'orderTicket', 'amount', 'billId', 'token'] as const;
 
 function retryable(error: unknown): boolean {
   return !(error instanceof BffError) || error.retryable;
@@ -26,7 +26,8 @@ function retryable(error: unknown): boolean {
 
 /**
  * A bill of the bill payment service, shown as a QR code or a pay button, its status followed
- * live, ending on a clear final state. Starts from `order-id` or `amount` (creating the bill
+ * live, ending on a clear final state. Starts from `order-id` (with the `order-ticket` the
+ * merchant's server minted for it) or `amount` (creating the bill
  * through the BFF at `endpoint`), or shows an existing bill from `bill-id` and `token`.
  *
  * @fires {BillCreatedEvent} bill-created - the BFF created a bill; `detail` is its BillView.
@@ -74,6 +75,7 @@ export class BillCheckout extends LitElement {
   static override properties = {
     endpoint: {},
     orderId: { attribute: 'order-id' },
+    orderTicket: { attribute: 'order-ticket' },
     amount: {},
     billId: { attribute: 'bill-id' },
     token: {},
@@ -96,6 +98,9 @@ export class BillCheckout extends LitElement {
 
   /** The merchant's order to create a bill for. */
   orderId?: string;
+
+  /** The ticket the merchant's server minted for `order-id` (`<expiresAtMs>.<sig>`); the BFF refuses the order without it when it checks tickets. */
+  orderTicket?: string;
 
   /** An amount (decimal text) to create a bill for, when the BFF accepts amounts from browsers. */
   amount?: string;
@@ -192,7 +197,7 @@ export class BillCheckout extends LitElement {
     this._bill = this.#ref = this._problem = this.#saveKey = this._chosenView = undefined;
     this._reconnecting = this._copied = false;
     const client = (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
-    const { billId, token, orderId, amount } = this;
+    const { billId, token, orderId, orderTicket, amount } = this;
     const retry = async <T>(call: () => Promise<T>): Promise<T> => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -210,7 +215,8 @@ export class BillCheckout extends LitElement {
     };
     const run = async (): Promise<void> => {
       if (billId && token) return this.#show({ billId, token }, await retry(() => client.get({ billId, token }, signal)));
-      const input: CreateInput | undefined = orderId ? { orderId } : amount ? { amount } : undefined;
+      // An empty ticket is no ticket (JSON leaves the undefined member out).
+      const input: CreateInput | undefined = orderId ? { orderId, orderTicket: orderTicket || undefined } : amount ? { amount } : undefined;
       if (!input) return;
       const key = (this.#saveKey = resumeKey(this.endpoint, input));
       const saved = readSaved(key);

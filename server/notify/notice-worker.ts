@@ -4,18 +4,20 @@
 // survives restarts; the webhook id (the notice id) is the same on every retry, which lets the
 // merchant drop a duplicate if a lease ever runs out mid-delivery.
 
-import { toBillView } from '../bill-view.js';
+import { toBillNotice } from '../bill-view.js';
+import type { BillNotice } from '../bill-view.js';
 import type { WebhookConfig } from '../config.js';
 import { silentLogger } from '../log.js';
 import type { Logger } from '../log.js';
 import type { Notice, NoticeChannel, Store } from '../store/types.js';
-import type { BillView } from '../../widget/bill-view.js';
 import { signWebhook } from './webhook-signature.js';
 
 export interface NoticeWorkerOptions {
   store: Store;
   /** In-process hook, channel 'hook'. */
-  onFinal?: (bill: BillView, context: { signal: AbortSignal }) => void | Promise<void>;
+  onFinal?: (bill: BillNotice, context: { signal: AbortSignal }) => void | Promise<void>;
+  /** False on the embedded sandbox: every notice then says `livemode: false` (default true). */
+  livemode?: boolean;
   /** Channel 'webhook'. */
   webhook: WebhookConfig | null;
   fetch?: typeof fetch;
@@ -48,7 +50,9 @@ export interface WebhookPayload {
   type: 'bill.final';
   /** When the bill became final (ISO 8601): the same on every retry. */
   timestamp: string;
-  data: BillView;
+  /** The same as `data.livemode`: false when no real money moved (the embedded sandbox). */
+  livemode: boolean;
+  data: BillNotice;
 }
 
 const BATCH = 50;
@@ -87,8 +91,8 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const channels = noticeChannels(options);
 
-  async function postWebhook(config: WebhookConfig, notice: Notice, view: BillView, finalAt: number) {
-    const payload: WebhookPayload = { type: 'bill.final', timestamp: new Date(finalAt).toISOString(), data: view };
+  async function postWebhook(config: WebhookConfig, notice: Notice, view: BillNotice, finalAt: number) {
+    const payload: WebhookPayload = { type: 'bill.final', timestamp: new Date(finalAt).toISOString(), livemode: view.livemode, data: view };
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(now() / 1000);
     const signature = await signWebhook({ secret: config.secret, id: notice.id, timestamp, body });
@@ -110,7 +114,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   }
 
   /** A hook that never returns would hold this worker's passes: it gets `timeoutMs`, then its signal aborts. */
-  async function callHook(hook: NonNullable<typeof onFinal>, view: BillView): Promise<void> {
+  async function callHook(hook: NonNullable<typeof onFinal>, view: BillNotice): Promise<void> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -132,7 +136,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     try {
       const bill = await store.getByBillId(notice.billId);
       if (!bill) throw new Error('bill not found');
-      const view = toBillView(bill);
+      const view = toBillNotice(bill, options.livemode ?? true);
       if (notice.channel === 'hook') {
         if (!onFinal) throw new Error('no onFinal hook');
         await callHook(onFinal, view);

@@ -6,8 +6,14 @@ export interface OrderAmount {
   currency?: string;
 }
 
+/** What a resolveOrder hook is given besides the order id. */
+export interface ResolveOrderContext {
+  /** The browser's create request: a hook may authorize from it (a session cookie, say) instead of order tickets. */
+  request: Request;
+}
+
 /** The merchant's own answer for an order: its amount, or null when there is no such order. */
-export type ResolveOrder = (orderId: string) => Promise<OrderAmount | null>;
+export type ResolveOrder = (orderId: string, context: ResolveOrderContext) => Promise<OrderAmount | null>;
 
 export interface OrderLookupOptions {
   /** ORDER_LOOKUP_URL: `GET {url}/{orderId}` answers `{amount, currency?}`, 404 when unknown. */
@@ -20,6 +26,7 @@ export function orderLookup({ url, fetch, timeoutMs = 5_000 }: OrderLookupOption
   return async function lookUpOrder(orderId) {
     let res: Response;
     try {
+      // Encoded, and never `.` or `..` (refused on input): the id is one path segment under the URL.
       res = await fetch(`${url}/${encodeURIComponent(orderId)}`, {
         headers: { Accept: 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),

@@ -27,22 +27,22 @@ function invalid(error: z.ZodError): ApiError {
   return new ApiError(400, 'invalid_request', `${where}${issue?.message ?? 'invalid body'}`);
 }
 
-function upstreamError(error: unknown): never {
-  // The service called the request itself invalid (a filter or customer field it does not take):
-  // the caller's to fix, so a 400, not a 5xx.
-  if (error instanceof BillApiRejectedError && (error.httpStatus === 400 || error.httpStatus === 422)) {
-    throw new ApiError(400, 'invalid_request', `The payment service refused the request: code ${error.code}, "${error.serviceMessage}".`);
-  }
-  if (error instanceof BillApiRejectedError) {
-    throw new ApiError(502, 'upstream_rejected', `The payment service refused: code ${error.code}, "${error.serviceMessage}".`);
-  }
-  throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
-}
-
 /** The merchant's own tools: the service's list with our local state, customer binding, cancel. */
 export function adminRoutes(s: Services): Hono {
   const app = new Hono();
   app.use('*', adminAuth({ token: s.config.adminToken }));
+
+  // The service's own words help the merchant, but a service may echo what it was sent: masked.
+  const said = (error: BillApiRejectedError) => `code ${error.code}, "${s.redact(error.serviceMessage)}"`;
+  function upstreamError(error: unknown): never {
+    // The service called the request itself invalid (a filter or customer field it does not take):
+    // the caller's to fix, so a 400, not a 5xx.
+    if (error instanceof BillApiRejectedError && (error.httpStatus === 400 || error.httpStatus === 422)) {
+      throw new ApiError(400, 'invalid_request', `The payment service refused the request: ${said(error)}.`);
+    }
+    if (error instanceof BillApiRejectedError) throw new ApiError(502, 'upstream_rejected', `The payment service refused: ${said(error)}.`);
+    throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
+  }
 
   app.post('/bills', async (c) => {
     const parsed = listBillsBody.safeParse(await jsonBody(c));
@@ -60,7 +60,15 @@ export function adminRoutes(s: Services): Hono {
       const mine = notices.filter((n) => n.billId === row.billId);
       return {
         ...row,
-        local: bill ? { outcome: bill.outcome, notified: mine.length > 0 && mine.every((n) => n.deliveredAt !== null) } : null,
+        local: bill
+          ? {
+            outcome: bill.outcome,
+            notified: mine.length > 0 && mine.every((n) => n.deliveredAt !== null),
+            orderId: bill.orderId,
+            orderAmount: bill.orderAmount,
+            duplicatePayment: bill.duplicatePayment,
+          }
+          : null,
       };
     }));
     return c.json({ lists, total: result.total, paging: paging ?? null });
@@ -83,7 +91,7 @@ export function adminRoutes(s: Services): Hono {
       }
       if (error instanceof BillApiRejectedError) {
         await s.refresher.news(billId);
-        throw new ApiError(409, 'not_cancellable', `The payment service refused: code ${error.code}, "${error.serviceMessage}".`);
+        throw new ApiError(409, 'not_cancellable', `The payment service refused: ${said(error)}.`);
       }
       upstreamError(error);
     }

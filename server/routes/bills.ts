@@ -24,8 +24,11 @@ export function billRoutes(s: Services): Hono {
     '/',
     rateLimit({ limit: s.config.createRateLimitPerMinute, windowMs: 60_000, key: s.clientKey, now: s.now }),
     async (c) => {
-      const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'));
-      return c.json(await s.creator.create(request), 201);
+      const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'), c.req.raw);
+      const { status, bill } = await s.creator.create(request);
+      // The answer carries the bill's token: no cache may keep it.
+      c.header('Cache-Control', 'no-store');
+      return c.json(bill, status);
     },
   );
 

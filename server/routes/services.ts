@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { BillCreator } from '../create/create-bill.js';
 import type { Logger } from '../log.js';
+import type { Redact } from '../redact.js';
 import type { HeaderStamp } from '../middleware/api-headers.js';
 import type { Hub } from '../status/hub.js';
 import type { Refresher } from '../status/refresher.js';
@@ -20,6 +21,8 @@ export interface Services {
   creator: BillCreator;
   streams: StreamRegistry;
   log: Logger;
+  /** Masks the configuration's secrets in text a response repeats (the service's messages). */
+  redact: Redact;
   now: () => number;
   /** Headers of the routes a browser calls (nosniff, X-Server-Time, CORS). */
   browserHeaders: HeaderStamp;

@@ -105,26 +105,27 @@ export class BillBook {
   }
 
   pay(billId: string): Bill {
-    const bill = this.#pending(billId);
+    const bill = this.pending(billId);
     bill.paymentReference = `PY${digits(this.o.random, 12)}`;
     return this.#finish(bill, 'paid', this.o.now());
   }
 
   decline(billId: string): Bill {
-    return this.#finish(this.#pending(billId), 'failed', this.o.now());
+    return this.#finish(this.pending(billId), 'failed', this.o.now());
   }
 
   cancel(billId: string): Bill {
-    return this.#finish(this.#pending(billId), 'cancelled', this.o.now());
+    return this.#finish(this.pending(billId), 'cancelled', this.o.now());
   }
 
   expire(billId: string): Bill {
-    const bill = this.#pending(billId);
+    const bill = this.pending(billId);
     bill.expiredOn = this.o.now();
     return this.#finish(bill, 'expired', bill.expiredOn);
   }
 
-  #pending(billId: string): Bill {
+  /** The bill, which must be pending (as every move needs); throws 1004 when unknown, 1005 when final. */
+  pending(billId: string): Bill {
     const bill = this.get(billId);
     if (bill.status !== 'pending') {
       throw new SandboxError(Code.notCancellable, `Bill is ${this.o.statusNames[bill.status]}, not ${this.o.statusNames.pending}`);

@@ -1,7 +1,9 @@
 // Injected faults: what they are, how they merge, and the dice.
 import { z } from 'zod';
+import { STATUS_KEYS, type Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
-import type { Faults, Op } from './types.js';
+import type { Faults, Lie, Op, StatusRecordWire } from './types.js';
+import { NumberText } from './wire.js';
 
 export function noFaults(): Faults {
   return {
@@ -15,6 +17,8 @@ export function noFaults(): Faults {
     callbackDuplicateRate: 0,
     callbackDelayMs: [0, 0],
     callbackReorderWindowMs: 0,
+    lies: {},
+    cancelNoOpRate: 0,
   };
 }
 
@@ -23,6 +27,22 @@ const ms = z.number().int().min(0).max(600_000);
 const perOp = z.strictObject({
   create: rate.optional(), list: rate.optional(), requery: rate.optional(), cancel: rate.optional(), bind: rate.optional(),
 });
+// Linear (no nested quantifiers), so a 200,000-digit amount is checked at once. It is a JSON
+// number's text because create writes it raw.
+const JSON_DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+const lieText = z.string().min(1).max(200);
+const lieMembers = {
+  billId: lieText.optional(),
+  merchantReference: lieText.optional(),
+  billAmount: z.string().min(1).max(300_000).regex(JSON_DECIMAL, 'must be digits with an optional fraction, e.g. 12.50').optional(),
+  currency: lieText.optional(),
+};
+const lies = z.strictObject({
+  // A create answer has no status and a status record no expiredOn: refused rather than ignored.
+  create: z.strictObject({ ...lieMembers, expiredOn: z.number().int().min(0).optional() }).optional(),
+  requery: z.strictObject({ ...lieMembers, status: z.enum(STATUS_KEYS).optional() }).optional(),
+});
+
 const faultsPatch = z.strictObject({
   latencyMs: ms.optional(),
   errorRate: perOp.optional(),
@@ -34,6 +54,8 @@ const faultsPatch = z.strictObject({
   callbackDuplicateRate: rate.optional(),
   callbackDelayMs: z.tuple([ms, ms]).refine(([a, b]) => a <= b, 'callbackDelayMs must be [min, max]').optional(),
   callbackReorderWindowMs: ms.optional(),
+  lies: lies.optional(),
+  cancelNoOpRate: rate.optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */
@@ -54,6 +76,7 @@ export function mergeFaults(base: Faults, patch: Partial<Faults>): Faults {
     errorRate: { ...base.errorRate, ...patch.errorRate },
     timeoutRate: { ...base.timeoutRate, ...patch.timeoutRate },
     malformedRate: { ...base.malformedRate, ...patch.malformedRate },
+    lies: { ...base.lies, ...patch.lies },
   };
 }
 
@@ -63,4 +86,43 @@ export function roll(random: () => number, rate: number | undefined): boolean {
 
 export function rollFor(random: () => number, rates: Partial<Record<Op, number>>, op: Op): boolean {
   return roll(random, rates[op]);
+}
+
+/** The create answer's members that a lie can replace. */
+interface CreatedAnswer {
+  billId: string;
+  merchantReference: string;
+  billAmount: NumberText;
+  currency: string;
+  expiredOn: number;
+}
+
+/** The create answer with `lie`'s members in place of the bill's; billAmount stays a raw JSON number. */
+export function lieInCreated<T extends CreatedAnswer>(answer: T, lie: Lie | undefined): T {
+  if (!lie) return answer;
+  const out = { ...answer };
+  if (lie.billId !== undefined) out.billId = lie.billId;
+  if (lie.merchantReference !== undefined) out.merchantReference = lie.merchantReference;
+  if (lie.billAmount !== undefined) out.billAmount = new NumberText(lie.billAmount);
+  if (lie.currency !== undefined) out.currency = lie.currency;
+  if (lie.expiredOn !== undefined) out.expiredOn = lie.expiredOn;
+  return out;
+}
+
+/** The status record with `lie`'s members in place of the bill's; a lied status brings its name and isFinal. */
+export function lieInRecord(
+  record: StatusRecordWire, lie: Lie | undefined, dialect: Pick<Dialect, 'statuses' | 'statusNames'>,
+): StatusRecordWire {
+  if (!lie) return record;
+  const out = { ...record };
+  if (lie.billId !== undefined) out.billId = lie.billId;
+  if (lie.merchantReference !== undefined) out.merchantReference = lie.merchantReference;
+  if (lie.billAmount !== undefined) out.billAmount = lie.billAmount;
+  if (lie.currency !== undefined) out.currency = lie.currency;
+  if (lie.status !== undefined) {
+    out.status = dialect.statuses[lie.status];
+    out.statusName = dialect.statusNames[lie.status];
+    out.isFinal = lie.status !== 'pending';
+  }
+  return out;
 }

@@ -15,6 +15,10 @@ try {
   process.exit(1);
 }
 const { port, publicUrl, options } = settings;
+if (process.env.NODE_ENV === 'production') {
+  console.error('Configuration error: the sandbox simulates payments and can pay any bill through /_control; NODE_ENV=production refuses to run it.');
+  process.exit(1);
+}
 
 const sandbox = createSandbox(options);
 const server = serve({ fetch: sandbox.app.fetch, port }, (info) => {

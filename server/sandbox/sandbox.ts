@@ -19,7 +19,7 @@ export {
   DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
   type StatusKey,
 } from './dialect.js';
-export type { CallbackAttempt, Faults, Op, Sandbox, SandboxOptions, SandboxStats, StatusRecordWire } from './types.js';
+export type { CallbackAttempt, Faults, Lie, Op, Sandbox, SandboxOptions, SandboxStats, StatusRecordWire } from './types.js';
 
 function emptyStats(): SandboxStats {
   return { calls: Object.fromEntries(OPS.map((op) => [op, 0])) as Record<Op, number>, requeryByBill: {}, callbacks: [] };
@@ -115,7 +115,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const app = new Hono();
   app.route('/', serviceRoutes(core));
   app.route('/pay', payRoutes(core));
-  app.route('/_control', controlRoutes(sandbox));
+  // Controls pay any bill without its page: only where the sandbox is a development tool.
+  if (options.controls ?? true) app.route('/_control', controlRoutes(sandbox));
   app.onError(() => fail(Code.internal, 'Internal error'));
 
   return { ...sandbox, app };

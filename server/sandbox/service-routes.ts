@@ -5,10 +5,10 @@ import type { Core } from './core.js';
 import { routePattern } from './dialect.js';
 import { parseCreateBody } from './create-input.js';
 import { Code, SandboxError, fail, failFrom, jsonResponse, okText } from './envelope.js';
-import { roll, rollFor } from './faults.js';
+import { lieInCreated, lieInRecord, roll, rollFor } from './faults.js';
 import { parseListQuery, runListQuery } from './list-query.js';
 import { verifyRequest } from './signature.js';
-import type { Op } from './types.js';
+import type { Faults, Op } from './types.js';
 import { NumberText } from './wire.js';
 
 const CREATE_PATH = '/v1/bill/create';
@@ -40,7 +40,7 @@ function billIdOf(body: unknown): string {
 }
 
 /** Faults, authentication, errors and the envelope around one operation. */
-async function operation(core: Core, op: Op, req: Request, run: (body: string) => unknown): Promise<Response> {
+async function operation(core: Core, op: Op, req: Request, run: (body: string, f: Faults) => unknown): Promise<Response> {
   core.stats.calls[op]++;
   const f = core.faults();
   if (f.latencyMs > 0) await core.timers.sleep(f.latencyMs);
@@ -54,7 +54,7 @@ async function operation(core: Core, op: Op, req: Request, run: (body: string) =
     // A GET has no body to sign; reading one would make @hono/node-server build a full Request.
     const body = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
     await verifyRequest(req, body, core.key, core.secret, core.dialect.sign);
-    text = okText(await run(body), core.dialect.okCode);
+    text = okText(await run(body, f), core.dialect.okCode);
   } catch (err) {
     return failFrom(err);
   }
@@ -72,12 +72,13 @@ export function serviceRoutes(core: Core): Hono {
   const { dialect } = core;
 
   app.post(CREATE_PATH, (c) =>
-    operation(core, 'create', c.req.raw, (body) => {
+    operation(core, 'create', c.req.raw, (body, f) => {
       requireJsonType(c.req.raw);
       const bill = core.book.create(parseCreateBody(body));
       const url = new URL(c.req.url);
       const base = core.publicUrl ?? url.origin + url.pathname.slice(0, -CREATE_PATH.length);
-      return {
+      // The bill is in the book with its true values whatever the answer says.
+      return lieInCreated({
         billId: bill.billId,
         billUrl: `${base}/pay/${encodeURIComponent(bill.billId)}`,
         billAmount: new NumberText(bill.amount),
@@ -85,7 +86,7 @@ export function serviceRoutes(core: Core): Hono {
         currency: bill.currency,
         merchantReference: bill.merchantReference,
         expiredOn: bill.expiredOn,
-      };
+      }, f.lies.create);
     }),
   );
 
@@ -99,18 +100,22 @@ export function serviceRoutes(core: Core): Hono {
   app.get('/v1/bill/requery', (c) => {
     const billId = c.req.query('billId');
     if (billId) core.stats.requeryByBill[billId] = (core.stats.requeryByBill[billId] ?? 0) + 1;
-    return operation(core, 'requery', c.req.raw, () => {
+    return operation(core, 'requery', c.req.raw, (_body, f) => {
       if (!billId) invalid('billId is required');
-      return statusRecord(core.book.get(billId), dialect);
+      return lieInRecord(statusRecord(core.book.get(billId), dialect), f.lies.requery, dialect);
     });
   });
 
   // With {billId} in the path the id comes from there and a body, if any, is only signed.
   const idInPath = dialect.cancel.path.includes('{billId}');
   app.on(dialect.cancel.method, routePattern(dialect.cancel.path), (c) =>
-    operation(core, 'cancel', c.req.raw, (body) => {
+    operation(core, 'cancel', c.req.raw, (body, f) => {
       const billId = idInPath ? c.req.param('billId') : billIdOf(jsonBody(c.req.raw, body));
       if (!billId) invalid('billId is required');
+      // A no-op is refused where a real cancel is (unknown or final bill); otherwise it answers the
+      // record as cancelled while the book, and so the callbacks, stay as they were.
+      const bill = core.book.pending(billId);
+      if (roll(core.random, f.cancelNoOpRate)) return statusRecord({ ...bill, status: 'cancelled', updatedAt: core.now() }, dialect);
       return statusRecord(core.book.cancel(billId), dialect);
     }),
   );

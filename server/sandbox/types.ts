@@ -1,9 +1,22 @@
 // The sandbox's public types (see sandbox.ts for createSandbox).
 import type { Hono } from 'hono';
-import type { Dialect } from './dialect.js';
+import type { Dialect, StatusKey } from './dialect.js';
 
 export type Op = 'create' | 'list' | 'requery' | 'cancel' | 'bind';
 export const OPS: readonly Op[] = ['create', 'list', 'requery', 'cancel', 'bind'];
+
+/** Members an answer states instead of the truth; the bill in the book keeps its true values. */
+export interface Lie {
+  billId?: string;
+  merchantReference?: string;
+  /** Digits with an optional fraction; create writes them as a raw JSON number, requery quotes them. */
+  billAmount?: string;
+  currency?: string;
+  /** Requery only: sets status, statusName and isFinal as a record in that status has them. */
+  status?: StatusKey;
+  /** Create only: the status record has no expiredOn. */
+  expiredOn?: number;
+}
 
 export interface Faults {
   /** Added to every service operation. */
@@ -25,6 +38,10 @@ export interface Faults {
   callbackDelayMs: [number, number];
   /** Callbacks due within this window are sent in shuffled order. */
   callbackReorderWindowMs: number;
+  /** Successful create and requery answers state these members instead of the bill's. */
+  lies: Partial<Record<'create' | 'requery', Lie>>;
+  /** 0..1: cancel answers as a successful cancel would, but the bill stays pending. */
+  cancelNoOpRate: number;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
@@ -79,6 +96,8 @@ export interface SandboxOptions {
   dialect?: Partial<Dialect>;
   /** Used for callbacks. */
   fetch?: typeof fetch;
+  /** Serve `/_control` (pay, decline, expire any bill; faults; stats). Default true; never in production. */
+  controls?: boolean;
 }
 
 export interface Sandbox {

@@ -1,7 +1,10 @@
+import type { Alerts } from '../alerts.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ApplyStatusResult, NoticeChannel, StoredBill, Store } from '../store/types.js';
+import { BillApiRejectedError } from '../upstream/errors.js';
 import type { BillApi, StatusRecord } from '../upstream/types.js';
+import { requeryMismatch } from './answer-check.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
 import type { CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
@@ -21,8 +24,9 @@ export interface Refresher {
   /**
    * The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh
    * window). `known`: the bill just looked up for this request, so the store is not read twice.
+   * `retry: false`: a requery this read starts is tried once (a hint from outside, such as the return).
    */
-  read(billId: string, maxAgeMs?: number, known?: StoredBill): Promise<Refreshed | null>;
+  read(billId: string, maxAgeMs?: number, known?: StoredBill, options?: { retry?: boolean }): Promise<Refreshed | null>;
   /** The bill from this process's cache or else the store (then cached); null when there is none. */
   lookup(billId: string): Promise<CachedBill | null>;
   /**
@@ -32,8 +36,11 @@ export interface Refresher {
   servable(billId: string): CachedBill | undefined;
   /** Drops the cached bill (another process changed it). */
   forget(billId: string): void;
-  /** News (callback, return, cancel): a requery that starts after this call, unless the bill is final. */
-  news(billId: string): Promise<Refreshed | null>;
+  /**
+   * News (callback, return, cancel): a requery that starts after this call, unless the bill is
+   * final. `retry: false`: that requery is tried once (when this call starts it).
+   */
+  news(billId: string, options?: { retry?: boolean }): Promise<Refreshed | null>;
   /** Requeries in flight, all bills. */
   inFlight(): number;
 }
@@ -43,6 +50,7 @@ export interface RefresherOptions {
   upstream: BillApi;
   config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'>;
   hub: Hub;
+  alerts: Alerts;
   channels: NoticeChannel[];
   /** Called when a requery made a bill final (its notice is queued). */
   onBecameFinal: () => void;
@@ -68,7 +76,7 @@ interface Flight {
  * bill here, and through the store's claim at most one among all processes sharing the store.
  */
 export function createRefresher(options: RefresherOptions): Refresher {
-  const { store, upstream, config, hub, channels, onBecameFinal, now, log } = options;
+  const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
   const leaseMs = options.leaseMs ?? 10_000;
   const waitStepMs = options.waitStepMs ?? 20;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -91,7 +99,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
    * bill). News must see a requery that starts after it, so it waits out another's claim.
    */
-  async function requery(billId: string, maxAgeMs: number | 'news'): Promise<Refreshed | null> {
+  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean): Promise<Refreshed | null> {
     const news = maxAgeMs === 'news';
     const waits = Math.ceil(leaseMs / waitStepMs) + 1;
     for (let attempt = 0; ; attempt++) {
@@ -101,7 +109,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const at = now();
       if (await store.claimRefresh(billId, at, news ? 0 : maxAgeMs, leaseMs)) {
         try {
-          return await requeryClaimed(billId, bill);
+          return await requeryClaimed(billId, bill, retry);
         } finally {
           await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
         }
@@ -111,25 +119,58 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  async function requeryClaimed(billId: string, bill: StoredBill): Promise<Refreshed> {
+  /** The service's status of the bill, checked against it; null when there is none to apply. */
+  async function ask(bill: StoredBill & { billId: string }, retry: boolean): Promise<StatusRecord | null> {
+    const billId = bill.billId;
     let record: StatusRecord;
     try {
-      record = await upstream.requeryBill(billId);
+      record = await upstream.requeryBill(billId, { retry });
     } catch (error) {
       log.warn('requery failed; serving the stored status', { billId, error });
+      return null;
+    }
+    const mismatch = requeryMismatch(record, bill);
+    if (mismatch) {
+      alerts.raise('requery_answer_mismatch', 'a requery answer does not match the stored bill; not applied', { billId, ...mismatch });
+      return null;
+    }
+    return record;
+  }
+
+  /**
+   * Past expiredOn and the grace period the service still says pending: the BFF never calls a bill
+   * final by itself, it asks the service to cancel and asks again. Only the service's word makes
+   * the bill final, so a payment that landed meanwhile is what gets stored.
+   */
+  async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord): Promise<StatusRecord> {
+    const billId = bill.billId;
+    try {
+      await upstream.cancelBill(billId);
+      log.info('bill past expiredOn and grace, still pending: cancelled at the service', { billId });
+    } catch (error) {
+      // Refused as such: no longer pending there (paid, perhaps); the requery below says what it is.
+      if (!(error instanceof BillApiRejectedError) || error.retryable) {
+        log.warn('bill past expiredOn and grace, still pending: the cancel failed; asking again later', { billId, error });
+        return pending;
+      }
+    }
+    return (await ask(bill, false)) ?? pending;
+  }
+
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean): Promise<Refreshed> {
+    const known = bill as StoredBill & { billId: string };
+    let record = await ask(known, retry);
+    if (record === null) {
       // Counts as a check so that a failing service is not asked again on every read.
       await store.touchChecked(billId, now()).catch(() => undefined);
       cache.forget(billId);
       return { bill, confirmed: false };
     }
-    const checkedAt = now();
-    let outcome = outcomeOf(record, config.statuses);
-    if (outcome === 'pending' && bill.expiredOn !== null && checkedAt > bill.expiredOn + config.expiryGraceMs) {
-      // Our own verdict: the service never said final within the grace period. Its status is kept.
-      outcome = 'expired';
-      record = { ...record, isFinal: true };
-      log.warn('bill past expiredOn and grace still pending upstream; stored as expired', { billId });
+    if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && now() > bill.expiredOn + config.expiryGraceMs) {
+      record = await cancelOverdue(known, record);
     }
+    const checkedAt = now();
+    const outcome = outcomeOf(record, config.statuses);
     try {
       let shown = false;
       const show = (stored: ApplyStatusResult) => {
@@ -150,9 +191,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  function begin(billId: string, maxAgeMs: number | 'news'): Flight {
+  function begin(billId: string, maxAgeMs: number | 'news', retry = true): Flight {
     const flight: Flight = { promise: Promise.resolve(null), followUp: null };
-    flight.promise = requery(billId, maxAgeMs).finally(() => {
+    flight.promise = requery(billId, maxAgeMs, retry).finally(() => {
       const next = flight.followUp;
       if (next) {
         begin(billId, 'news').promise.then(next.resolve, next.reject);
@@ -165,13 +206,13 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   return {
-    async read(billId, maxAgeMs = config.refreshWindowMs, known) {
+    async read(billId, maxAgeMs = config.refreshWindowMs, known, readOptions) {
       const flight = flights.get(billId);
       if (flight) return flight.promise;
       const bill = known ?? cache.get(billId)?.bill ?? (await load(billId));
       if (!bill) return null;
       if (fresh(bill, maxAgeMs)) return { bill, confirmed: true };
-      return (flights.get(billId) ?? begin(billId, maxAgeMs)).promise;
+      return (flights.get(billId) ?? begin(billId, maxAgeMs, readOptions?.retry ?? true)).promise;
     },
     async lookup(billId) {
       const hit = cache.get(billId);
@@ -185,9 +226,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
       return hit && fresh(hit.bill, config.refreshWindowMs) ? hit : undefined;
     },
     forget: (billId) => cache.forget(billId),
-    news(billId) {
+    news(billId, newsOptions) {
       const flight = flights.get(billId);
-      if (!flight) return begin(billId, 'news').promise;
+      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true).promise;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;

@@ -63,6 +63,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX notices_due ON notices (channel, next_attempt_at) WHERE delivered_at IS NULL;
     `,
   },
+  {
+    version: 2,
+    name: 'orders: resolved amount, duplicate payments',
+    sql: `
+      ALTER TABLE bills ADD COLUMN order_amount TEXT;
+      ALTER TABLE bills ADD COLUMN order_currency TEXT;
+      ALTER TABLE bills ADD COLUMN duplicate_payment BOOLEAN NOT NULL DEFAULT FALSE;
+      CREATE INDEX bills_order_paid ON bills (order_id, updated_at) WHERE outcome = 'paid' AND order_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

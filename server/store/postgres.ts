@@ -37,6 +37,7 @@ function billRow(r: QueryResultRow): BillRow {
     expired_on: numOrNull(r.expired_on),
     status: numOrNull(r.status),
     is_final: r.is_final === true ? 1 : 0,
+    duplicate_payment: r.duplicate_payment === true ? 1 : 0,
     date_time: numOrNull(r.date_time),
     checked_at: numOrNull(r.checked_at),
     created_at: num(r.created_at),
@@ -160,11 +161,12 @@ export function createPostgresStore(connectionString: string, options: PostgresS
 
     async insertBill(bill) {
       const { rows } = await pool.query(
-        `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, token, hook_token,
-           create_state, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'creating', $7, $7)
+        `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
+           token, hook_token, create_state, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'creating', $9, $9)
          ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
-        [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.token, bill.hookToken, bill.createdAt],
+        [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
+          bill.token, bill.hookToken, bill.createdAt],
       );
       if (rows[0]) return { inserted: true, bill: toBill(rows[0]) };
       // ON CONFLICT waited for the holder's transaction to commit: this read sees it.
@@ -179,6 +181,10 @@ export function createPostgresStore(connectionString: string, options: PostgresS
           throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
         }
         if (bill.billId === created.billId && bill.createState === 'created') return bill;
+        const held = await c.query<{ merchant_reference: string }>('SELECT merchant_reference FROM bills WHERE bill_id = $1', [created.billId]);
+        if (held.rows[0]) {
+          throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${held.rows[0].merchant_reference}, not ${ref}`);
+        }
         const { rows } = await c.query(
           `UPDATE bills SET bill_id = $1, bill_url = $2, amount = $3, currency = $4, require_gc_amount = $5,
              expired_on = $6, create_state = 'created', updated_at = $7
@@ -206,6 +212,11 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         ORDER BY created_at DESC, seq DESC LIMIT 1`, [orderId, at]);
       return rows[0] ? toBill(rows[0]) : null;
     },
+    async findPaidByOrderId(orderId) {
+      const { rows } = await pool.query(`SELECT * FROM bills WHERE order_id = $1 AND outcome = 'paid' AND NOT duplicate_payment
+        ORDER BY updated_at, seq LIMIT 1`, [orderId]);
+      return rows[0] ? toBill(rows[0]) : null;
+    },
 
     async applyStatus({ billId, record, outcome, checkedAt }, channels, onCommitted) {
       // PostgreSQL's commit is its sync: visible and durable at once.
@@ -218,12 +229,21 @@ export function createPostgresStore(connectionString: string, options: PostgresS
           return { bill: toBill(rows[0]!), changed: false, becameFinal: false };
         }
         const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
+        // The first payment of an order is the payment; any later one is a duplicate to refund. The
+        // order's lock makes two of its bills that become paid at once see each other.
+        let duplicate = false;
+        if (outcome === 'paid' && stored.orderId !== null) {
+          await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [`order:${stored.orderId}`]);
+          const paid = await c.query(`SELECT 1 FROM bills WHERE order_id = $1 AND outcome = 'paid' AND bill_id <> $2 LIMIT 1`,
+            [stored.orderId, billId]);
+          duplicate = paid.rows.length > 0;
+        }
         const { rows } = await c.query(
           `UPDATE bills SET status = $1, status_name = $2, is_final = $3, outcome = $4, date_time = $5,
-             checked_at = $6, updated_at = $7
+             checked_at = $6, updated_at = $7, duplicate_payment = duplicate_payment OR $9
            WHERE bill_id = $8 RETURNING *`,
           [record.status, record.statusName, final, outcome, record.dateTime, checkedAt,
-            changed ? checkedAt : stored.updatedAt, billId],
+            changed ? checkedAt : stored.updatedAt, billId, duplicate],
         );
         if (final) {
           for (const channel of new Set(channels)) {

@@ -59,6 +59,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notices_due ON notices (channel, next_attempt_at) WHERE delivered_at IS NULL;
     `,
   },
+  {
+    version: 2,
+    name: 'orders: resolved amount, duplicate payments',
+    sql: `
+      ALTER TABLE bills ADD COLUMN order_amount TEXT;
+      ALTER TABLE bills ADD COLUMN order_currency TEXT;
+      ALTER TABLE bills ADD COLUMN duplicate_payment INTEGER NOT NULL DEFAULT 0 CHECK (duplicate_payment IN (0, 1));
+      CREATE INDEX bills_order_paid ON bills (order_id, updated_at) WHERE outcome = 'paid' AND order_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -9,6 +9,9 @@ export interface BillRow {
   idempotency_key: string | null;
   order_id: string | null;
   amount: string;
+  order_amount: string | null;
+  order_currency: string | null;
+  duplicate_payment: number;
   token: string;
   hook_token: string;
   create_state: CreateState;
@@ -45,6 +48,9 @@ export function toStoredBill(r: BillRow): StoredBill {
     orderId: r.order_id,
     idempotencyKey: r.idempotency_key,
     amount: r.amount,
+    orderAmount: r.order_amount,
+    orderCurrency: r.order_currency,
+    duplicatePayment: r.duplicate_payment === 1,
     token: r.token,
     hookToken: r.hook_token,
     billUrl: r.bill_url,

@@ -98,11 +98,11 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       const holder = billWhere('idempotency_key', bill.idempotencyKey);
       if (holder) return { inserted: false, bill: holder };
     }
-    q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, token, hook_token,
-         create_state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
-      bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.token,
-      bill.hookToken, bill.createdAt, bill.createdAt,
+    q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
+         token, hook_token, create_state, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
+      bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
+      bill.token, bill.hookToken, bill.createdAt, bill.createdAt,
     );
     return { inserted: true, bill: mustGet('merchant_reference', bill.merchantReference) };
   });
@@ -113,6 +113,9 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
     }
     if (bill.billId === created.billId && bill.createState === 'created') return bill;
+    const holder = q('SELECT merchant_reference FROM bills WHERE bill_id = ?').get(created.billId) as
+      Pick<BillRow, 'merchant_reference'> | undefined;
+    if (holder) throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${holder.merchant_reference}, not ${ref}`);
     q(`UPDATE bills SET bill_id = ?, bill_url = ?, amount = ?, currency = ?, require_gc_amount = ?,
          expired_on = ?, create_state = 'created', updated_at = ?
        WHERE merchant_reference = ?`).run(
@@ -141,6 +144,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, checkedAt,
       changed ? checkedAt : stored.updatedAt, billId,
     );
+    // The first payment of an order is the payment; any later one is a duplicate to refund.
+    const duplicate = outcome === 'paid' && stored.orderId !== null &&
+      q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined;
+    if (duplicate) q('UPDATE bills SET duplicate_payment = 1 WHERE bill_id = ?').run(billId);
     if (final) {
       const insert = q(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
         VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (bill_id, channel) DO NOTHING`);
@@ -152,6 +159,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     const bill: StoredBill = {
       ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
       dateTime: record.dateTime, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
+      duplicatePayment: stored.duplicatePayment || duplicate,
     };
     return { bill, changed, becameFinal: final };
   });
@@ -254,6 +262,11 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       const row = q(`SELECT * FROM bills
         WHERE order_id = ? AND create_state = 'created' AND is_final = 0 AND expired_on > ?
         ORDER BY created_at DESC, rowid DESC LIMIT 1`).get(orderId, at) as BillRow | undefined;
+      return row ? toStoredBill(row) : null;
+    },
+    async findPaidByOrderId(orderId) {
+      const row = q(`SELECT * FROM bills WHERE order_id = ? AND outcome = 'paid' AND duplicate_payment = 0
+        ORDER BY updated_at, rowid LIMIT 1`).get(orderId) as BillRow | undefined;
       return row ? toStoredBill(row) : null;
     },
 

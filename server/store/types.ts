@@ -14,8 +14,14 @@ export interface StoredBill {
   billId: string | null;
   orderId: string | null;
   idempotencyKey: string | null;
-  /** Exact decimal text. */
+  /** Exact decimal text: what we asked the service for, then what it answered (the same, or the create was refused). */
   amount: string;
+  /** The order's amount as the merchant resolved it (decimal text); null for a bill without an order. */
+  orderAmount: string | null;
+  /** The order's currency as the merchant resolved it, when it said one. */
+  orderCurrency: string | null;
+  /** Paid while another bill of the same order was already paid: the merchant should refund one. */
+  duplicatePayment: boolean;
   /** The browser's capability for this bill (read, watch, cancel). */
   token: string;
   /** Carried in callbackUrl and redirectUrl; a call without it is refused before any requery. */
@@ -42,6 +48,8 @@ export interface NewBill {
   orderId: string | null;
   idempotencyKey: string | null;
   amount: string;
+  orderAmount: string | null;
+  orderCurrency: string | null;
   token: string;
   hookToken: string;
   createdAt: number;
@@ -106,7 +114,10 @@ export interface Store {
 
   /** Inserts a bill in `creating`; on an idempotency-key conflict returns the holder instead. */
   insertBill(bill: NewBill): Promise<InsertResult>;
-  /** Fills in what create answered and moves the bill to `created`. */
+  /**
+   * Fills in what create answered and moves the bill to `created`. Throws StoreConflictError when
+   * the answer's billId belongs to another of our bills (the service repeated an id).
+   */
   completeCreate(merchantReference: string, created: CreatedBill, now: number): Promise<StoredBill>;
   /** Marks a create that the service refused, so its idempotency key answers the same error. */
   failCreate(merchantReference: string, now: number): Promise<void>;
@@ -116,11 +127,14 @@ export interface Store {
   getByIdempotencyKey(key: string): Promise<StoredBill | null>;
   /** The newest created, non-final bill of `orderId` whose expiredOn is after `now`. */
   findOpenByOrderId(orderId: string, now: number): Promise<StoredBill | null>;
+  /** The first bill of `orderId` that was paid (not a duplicate payment), if any. */
+  findPaidByOrderId(orderId: string): Promise<StoredBill | null>;
 
   /**
    * Stores a requeried status. A final stored status never changes; when the stored bill is not
    * final and `outcome`/`record.isFinal` make it final, one notice per enabled channel is queued
-   * in the same transaction. `onCommitted` gets the same result once the status is visible to
+   * in the same transaction. A bill that becomes paid while another bill of its order is already
+   * paid is marked `duplicatePayment` in that transaction too. `onCommitted` gets the same result once the status is visible to
    * readers, which can be before the promise resolves: the promise waits until it is durable.
    */
   applyStatus(

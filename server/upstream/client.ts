@@ -127,7 +127,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
 
     async requeryBill(billId: string, callOptions?: CallOptions): Promise<StatusRecord> {
       const path = `/v1/bill/requery?billId=${encodeURIComponent(billId)}`;
-      const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: true }, callOptions?.signal);
+      const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: callOptions?.retry ?? true }, callOptions?.signal);
       return read(statusRecordSchema, answer, 'requery');
     },
 

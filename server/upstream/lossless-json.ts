@@ -1,7 +1,8 @@
 // JSON.parse turns 12345678901234567.89 into a double and loses digits. Before parsing, the raw
 // number tokens of named members are wrapped in quotes, so they arrive as their exact text.
 
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+// JSON's own number grammar: `012.50` is no JSON number, so it must not become the string "012.50".
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const SPACE = /[ \t\n\r]*/y;
 
 function skipSpace(text: string, at: number): number {

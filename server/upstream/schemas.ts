@@ -2,18 +2,43 @@
 // number or string, references absent/null/''), strict on what the BFF relies on. Unknown members
 // are dropped.
 import { z } from 'zod';
-import { isDecimal, toDecimal } from '../decimal.js';
+import { compareDecimal, toDecimal } from '../decimal.js';
 import type { CreatedBill, StatusRecord } from './types.js';
 
-/** Exact decimal text from a JSON string or number (lossless-parsed text arrives as a string). */
-export const amountSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
-  const text = typeof value === 'number' ? String(value) : value.trim();
-  if (!Number.isFinite(Number(text)) || !isDecimal(text)) {
-    ctx.addIssue({ code: 'custom', message: `expected a decimal amount, got ${JSON.stringify(value)}`, input: value });
-    return z.NEVER;
-  }
-  return toDecimal(text);
-});
+/** Digits with an optional fraction, no sign, no exponent, at most 30 digits each side. */
+const PLAIN_DECIMAL = /^\d{1,30}(?:\.\d{1,30})?$/;
+const SHOWN = 40;
+
+function shown(value: string | number): string {
+  const text = JSON.stringify(value);
+  return text.length > SHOWN ? `${text.slice(0, SHOWN)}… (${text.length} characters)` : text;
+}
+
+/**
+ * Exact decimal text from a JSON string or number (lossless-parsed text arrives as a string): a
+ * plain decimal, positive (or zero, with `allowZero`). Anything else is an issue of the answer,
+ * never an exception: an exponent or a 200,000-digit fraction is refused before any arithmetic.
+ */
+function amountOf({ allowZero }: { allowZero: boolean }) {
+  return z.union([z.string(), z.number()]).transform((value, ctx) => {
+    const text = typeof value === 'number' ? String(value) : value.trim();
+    if (!PLAIN_DECIMAL.test(text)) {
+      ctx.addIssue({ code: 'custom', message: `expected a plain decimal amount, got ${shown(value)}`, input: value });
+      return z.NEVER;
+    }
+    const amount = toDecimal(text);
+    if (compareDecimal(amount, '0') < (allowZero ? 0 : 1)) {
+      ctx.addIssue({ code: 'custom', message: `expected a ${allowZero ? 'non-negative' : 'positive'} amount, got ${shown(value)}`, input: value });
+      return z.NEVER;
+    }
+    return amount;
+  });
+}
+
+/** A bill's amount: a positive plain decimal. */
+export const amountSchema = amountOf({ allowZero: false });
+/** requireGCAmount: a plain decimal, zero allowed. */
+export const gcAmountSchema = amountOf({ allowZero: true });
 
 /** A whole number, also when sent as digits in a string. */
 const integerSchema = z.union(
@@ -37,7 +62,7 @@ export const createdBillSchema = z.object({
   billId: z.string().min(1),
   billUrl: z.string().min(1),
   billAmount: amountSchema,
-  requireGCAmount: amountSchema.nullish().transform((v) => v ?? null),
+  requireGCAmount: gcAmountSchema.nullish().transform((v) => v ?? null),
   currency: z.string(),
   merchantReference: z.string(),
   expiredOn: integerSchema,

@@ -1,5 +1,6 @@
 // One signed HTTP exchange with the service, its timeout, and the retry loop around it.
 import type { UpstreamConfig } from '../config.js';
+import { createRedactor, truncate } from '../redact.js';
 import {
   BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError,
   BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError,
@@ -71,11 +72,9 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const base = config.baseUrl.replace(/\/+$/, '');
   const okCodes = new Set(config.okCodes);
 
-  /** Service text with our secret cut out, shortened. */
-  const clean = (text: string): string => {
-    const redacted = config.secret ? text.split(config.secret).join('[redacted]') : text;
-    return redacted.length > MAX_SERVICE_TEXT ? `${redacted.slice(0, MAX_SERVICE_TEXT)}…` : redacted;
-  };
+  /** Service text with our key and secret cut out (a service may echo what it was sent), shortened. */
+  const redact = createRedactor([config.key, config.secret]);
+  const clean = (text: string): string => truncate(redact(text), MAX_SERVICE_TEXT);
 
   const label = (op: BillOperation) => `Bill API ${op}`;
   const credentialsHint = () =>
@@ -105,7 +104,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       const said = envelope ? ` with code ${envelope.code} "${clean(envelope.message)}"` : '';
       return fail(new BillApiAuthError(
         `${label(op)}: the service refused the credentials (HTTP ${status}${said}). ${credentialsHint()}`,
-        { operation: op, retryable: false, httpStatus: status, code: envelope?.code ?? null, serviceMessage: envelope?.message ?? null },
+        { operation: op, retryable: false, httpStatus: status, code: envelope?.code ?? null, serviceMessage: envelope ? clean(envelope.message) : null },
       ));
     }
 
@@ -122,7 +121,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       const unknown = createSent && status >= 500;
       return fail(new BillApiRejectedError(
         `${label(op)}: the service refused with code ${envelope.code} "${clean(envelope.message)}" (HTTP ${status}).${hint}${unknown ? UNKNOWN_OUTCOME : ''}`,
-        { operation: op, retryable: isTransient(status), outcomeUnknown: unknown, code: envelope.code, serviceMessage: envelope.message, httpStatus: status },
+        { operation: op, retryable: isTransient(status), outcomeUnknown: unknown, code: envelope.code, serviceMessage: clean(envelope.message), httpStatus: status },
       ));
     }
 

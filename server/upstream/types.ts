@@ -74,6 +74,8 @@ export type Signer = (input: SignInput) => string | Promise<string>;
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** false: one attempt, even for an operation that is retried by default (requery, list). */
+  retry?: boolean;
 }
 
 /** The typed client of the service: one method per operation. */

@@ -70,6 +70,103 @@ test('button flow on a phone: the button opens the pay page, paying comes back t
   }
 });
 
+test('the device that paid: back from the pay page, it is told what happened, not shown a new cart', async () => {
+  const desktop = await context(browser, DESKTOP);
+  const phone = await context(browser, PHONE);
+  try {
+    const { page, problems } = await open(desktop, `${app.url}/`);
+    await page.click('#pay');
+    await page.locator(qr).waitFor({ timeout: 10_000 });
+    const bill = await shownBill(page);
+    const orderId = (await page.locator('#order-id').innerText()).replace(/^Order /, '');
+    const desktopFinal = finalOutcome(page);
+
+    // The phone that scanned the code: a browser of its own, none of the desktop tab's sessionStorage.
+    const posts: string[] = [];
+    phone.on('request', (r) => { if (r.method() === 'POST') posts.push(new URL(r.url()).pathname); });
+    const { page: phonePage, problems: phoneProblems } = await open(phone, bill.billUrl);
+    // The return names the outcome the BFF knows as the browser passes by, and the callback's
+    // requery may land a moment later: the pay page's redirect waits until the desktop shows paid.
+    await phonePage.route('**/sandbox/pay/*/pay', async (route) => {
+      const paid = await route.fetch({ maxRedirects: 0 });
+      await desktopFinal;
+      await route.fulfill({ response: paid });
+    });
+    await phonePage.click('button.pay');
+    assert.equal(await desktopFinal, 'paid', 'the tab that started the bill turns paid');
+
+    // pay page → the BFF's return route → the shop, with the bill, its order and the outcome.
+    await phonePage.waitForURL((u) => u.origin === app.url && u.pathname === '/');
+    const landed = new URL(phonePage.url()).searchParams;
+    assert.deepEqual([landed.get('billId'), landed.get('orderId'), landed.get('outcome')], [bill.billId, orderId, 'paid']);
+    const result = phonePage.locator('#result');
+    await result.waitFor();
+    assert.equal(await result.getAttribute('data-outcome'), 'paid');
+    assert.equal((await phonePage.locator('h1').innerText()).trim(), 'Payment received');
+    assert.match(await result.innerText(), new RegExp(`Northwind Goods has your payment for order ${orderId}\\.`));
+    assert.equal(await phonePage.locator('#pay').isVisible(), false, 'no pay button');
+    assert.equal(await phonePage.locator('#cart').isVisible(), false, 'no cart');
+    assert.equal(await phonePage.locator('bill-checkout').count(), 0, 'no checkout on the device that paid');
+    assert.deepEqual((await billEvents(phonePage)).filter((e) => e.type === 'bill-created'), []);
+    assert.deepEqual(posts.filter((p) => p.startsWith('/api/') || p.startsWith('/demo/')), [], 'no order, no bill made there');
+    await phonePage.getByRole('link', { name: 'Start a new order' }).waitFor();
+
+    const finals = (await billEvents(page)).filter((e) => e.type === 'bill-final');
+    assert.deepEqual(finals.map((e) => [e.billId, e.outcome]), [[bill.billId, 'paid']]);
+    assert.deepEqual([...problems, ...phoneProblems], []);
+  } finally {
+    await phone.close();
+    await desktop.close();
+  }
+});
+
+test('back from a payment page with an unknown outcome: a neutral text, the query shown as text only', async () => {
+  const ctx = await context(browser, PHONE);
+  try {
+    const orderId = '<img src=x onerror="window.__pwned=1">';
+    const query = new URLSearchParams({ billId: 'bill-typed-by-hand', orderId, outcome: 'refunded' });
+    const { page, problems } = await open(ctx, `${app.url}/?${query}`);
+    const result = page.locator('#result');
+    await result.waitFor();
+    assert.equal(await result.getAttribute('data-outcome'), 'unknown');
+    assert.equal((await page.locator('h1').innerText()).trim(), 'Back from the payment page');
+    assert.ok((await result.innerText()).includes(orderId), 'the order id as typed, as text');
+    assert.equal(await page.locator('#result img').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.doesNotMatch(await result.innerText(), /paid|refunded/i);
+    assert.equal(await page.locator('#pay').isVisible(), false);
+
+    // Its link starts a new order: the cart again, with an order from the server.
+    await page.getByRole('link', { name: 'Start a new order' }).click();
+    await page.locator('#order-id', { hasText: /^Order demo-mug-/ }).waitFor();
+    assert.ok(await page.locator('#pay').isEnabled());
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test("the shop's server does not give an order: a visible message, no payment, and a way to try again", async () => {
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const page = await ctx.newPage();
+    await page.route('**/demo/orders', (route) => route.fulfill({ status: 503, json: { error: { code: 'down', message: 'down' } } }));
+    await page.goto(`${app.url}/?product=tee`);
+    const error = page.locator('#order-error[role="alert"]');
+    await error.filter({ hasText: 'could not start an order' }).waitFor();
+    assert.ok(await page.locator('#pay').isDisabled(), 'nothing to pay without an order');
+    assert.equal(await page.locator('bill-checkout').count(), 0);
+
+    await page.unroute('**/demo/orders');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('#order-id', { hasText: /^Order demo-tee-/ }).waitFor();
+    assert.equal(await error.innerText(), '');
+    assert.ok(await page.locator('#pay').isEnabled());
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('decline on the pay page ends on failed', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
@@ -110,6 +207,12 @@ test('a reload in the middle of a payment resumes the same bill', async () => {
     await page.click('#pay');
     const first = await shownBill(page);
     const orderBefore = await page.locator('#order-id').innerText();
+    const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem('northwind:checkout') ?? 'null') as unknown);
+    assert.deepEqual(stored, {
+      product: 'beans', orderId: orderBefore.replace(/^Order /, ''),
+      orderTicket: await page.locator('bill-checkout').getAttribute('order-ticket'), billId: first.billId,
+    }, 'the order, its ticket and the bill are kept in this tab');
+    assert.match((stored as { orderTicket: string }).orderTicket, /^\d+\./);
 
     await page.reload();
     const again = await shownBill(page);

@@ -91,7 +91,7 @@ export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Prom
   const cancels: CreatedBillView[] = [];
   const cancel = async (b: CreatedBillView) => {
     try {
-      const res = await recorder.fetch(`${base}/api/bills/${b.billId}/cancel?token=${encodeURIComponent(b.token)}`, { method: 'POST' });
+      const res = await recorder.fetch(`${base}/api/bills/${b.billId}/cancel?token=${encodeURIComponent(b.token)}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
       await res.text();
       if (res.status !== 200 && res.status !== 409) cancels.push(b);
     } catch {

@@ -111,7 +111,7 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
       if (fate === 'pay') h.sandbox.pay(b.billId);
       else if (fate === 'decline') h.sandbox.decline(b.billId);
       else {
-        const res = await api(`/api/bills/${b.billId}/cancel?token=${encodeURIComponent(b.token)}`, { method: 'POST' });
+        const res = await api(`/api/bills/${b.billId}/cancel?token=${encodeURIComponent(b.token)}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
         const text = await res.text();
         if (res.status !== 200) cancelErrors.push(`cancel ${b.billId}: ${res.status} ${text}`);
       }

@@ -29,7 +29,7 @@ const lie = (billId: string, status: number, isFinal = true) => JSON.stringify({
 export async function runForgery(t: TestContext, count: number, seed = 99): Promise<ForgeryFigures> {
   const rand = seeded(seed);
   const recorder = createRecorder();
-  const h = await startHarness(t, { env: { CREATE_RATE_LIMIT_PER_MINUTE: '100000', ADMIN_TOKEN: 'admin-token-forgery-5150' } });
+  const h = await startHarness(t, { env: { CREATE_RATE_LIMIT_PER_MINUTE: '100000', ADMIN_TOKEN: 'admin-token-forgery-5150-0123456789abcdef' } });
   const api = (path: string, init?: RequestInit) => recorder.fetch(`${h.url}${path}`, { redirect: 'manual', ...init });
 
   const bills: (CreatedBillView & { ref: string; hook: string; ret: string })[] = [];
@@ -77,8 +77,9 @@ export async function runForgery(t: TestContext, count: number, seed = 99): Prom
     } else if (kind === 2) {
       res = await api(`/api/hooks/return/${b.ref}/${wrong}?billId=${b.billId}&status=2&outcome=paid`);
     } else {
+      // JSON, as the element sends it: a forged token must meet the token check, not the Content-Type guard.
       res = await api(`/api/bills/${b.billId}${rand() < 0.5 ? '/cancel' : ''}?token=${encodeURIComponent(wrong)}`, {
-        method: rand() < 0.5 ? 'POST' : 'GET',
+        method: rand() < 0.5 ? 'POST' : 'GET', headers: { 'Content-Type': 'application/json' },
       });
     }
     const text = await res.text();
@@ -126,7 +127,7 @@ export async function runForgery(t: TestContext, count: number, seed = 99): Prom
       statusesChanged.push(`${b.billId}: ${was.outcome} -> ${now.outcome} (service ${truth})`);
     }
   }
-  const leaks = findLeaks([...recorder.texts(), ...h.logs], [TEST_KEY, TEST_SECRET, 'admin-token-forgery-5150'])
+  const leaks = findLeaks([...recorder.texts(), ...h.logs], [TEST_KEY, TEST_SECRET, 'admin-token-forgery-5150-0123456789abcdef'])
     .map((l) => `${l.secret} as ${l.form} in ${l.where}`);
   return {
     forgeries: wrongCount + lyingCount, wrongToken: wrongCount, lyingBody: lyingCount,

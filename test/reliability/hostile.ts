@@ -8,7 +8,7 @@ import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.j
 import type { Harness } from '../server/support/harness.js';
 import { createRecorder, findLeaks } from './support/record.js';
 
-export const ADMIN_TOKEN = 'admin-token-hostile-7a1c0e';
+export const ADMIN_TOKEN = 'admin-token-hostile-7a1c0e-0123456789abcdef';
 
 export interface HostileFigures {
   requests: number;

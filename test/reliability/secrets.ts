@@ -18,7 +18,7 @@ export const CANARIES = {
   BILL_API_KEY: 'canary-key-6f1e9d2b',
   BILL_API_SECRET: 'canary-signing-secret-3a7c55e0',
   MERCHANT_WEBHOOK_SECRET: 'whsec_' + Buffer.from('canary-webhook-secret-0123456789ab').toString('base64'),
-  ADMIN_TOKEN: 'canary-admin-token-9b0d44',
+  ADMIN_TOKEN: 'canary-admin-token-9b0d44-0123456789abcdef',
 };
 
 function files(dir: string): string[] {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Hono } from 'hono';
-import { startHarness } from './support/harness.js';
+import { startHarness, TEST_ADMIN_TOKEN, TEST_TICKET_SECRET } from './support/harness.js';
 import { serveOn } from './support/servers.js';
 
 const json = { 'Content-Type': 'application/json' };
@@ -95,10 +95,12 @@ test('ORDER_LOOKUP_URL supplies the amount: GET {url}/{orderId}', async (t) => {
   });
   const served = await serveOn(shop.fetch);
   t.after(() => served.close());
-  const h = await startHarness(t, { env: { ORDER_LOOKUP_URL: `${served.url}/orders`, CLIENT_AMOUNT_MIN: '', CLIENT_AMOUNT_MAX: '' } });
-  const bill = await h.create({ orderId: 'A-17', amount: '1000' });
+  const h = await startHarness(t, {
+    env: { ORDER_LOOKUP_URL: `${served.url}/orders`, ORDER_TICKET_SECRET: TEST_TICKET_SECRET, CLIENT_AMOUNT_MIN: '', CLIENT_AMOUNT_MAX: '' },
+  });
+  const bill = await h.create({ orderId: 'A-17', orderTicket: await h.ticket('A-17'), amount: '1000' });
   assert.equal(bill.billAmount, '7.25');
-  const res = await h.request('/api/bills', { method: 'POST', headers: json, body: '{"orderId":"B-1"}' });
+  const res = await h.request('/api/bills', { method: 'POST', headers: json, body: JSON.stringify({ orderId: 'B-1', orderTicket: await h.ticket('B-1') }) });
   assert.equal(res.status, 404);
   assert.deepEqual(seen, ['A-17', 'B-1']);
 });
@@ -108,7 +110,7 @@ test('a create whose answer is lost is settled by listing our merchantReference 
   const refs: string[] = [];
   let lose = 1;
   const h = await startHarness(t, {
-    env: { ADMIN_TOKEN: 'admin-token-for-tests' },
+    env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN },
     upstreamFetch: (real) => async (input, init) => {
       const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
       calls.push(path);
@@ -128,7 +130,7 @@ test('a create whose answer is lost is settled by listing our merchantReference 
   // The orphan the service made under the first reference was withdrawn.
   const res = await h.request('/api/admin/bills', {
     method: 'POST',
-    headers: { ...json, Authorization: 'Bearer admin-token-for-tests' },
+    headers: { ...json, Authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
     body: JSON.stringify({ filters: [{ name: 'merchantReference', value: refs[0], matchType: 'equal' }] }),
   });
   const list = (await res.json()) as { lists: { statusName: string; local: unknown }[] };
@@ -166,7 +168,7 @@ test('creates are rate limited per client', async (t) => {
 test('after a restart, the reconciler settles a create left in creating: the orphan is withdrawn', async (t) => {
   const h = await startHarness(t);
   const ref = 'bc_leftover_1';
-  await h.store.insertBill({ merchantReference: ref, orderId: null, idempotencyKey: null, amount: '9', token: 't'.repeat(43), hookToken: 'h'.repeat(43), createdAt: h.clock.now() });
+  await h.store.insertBill({ merchantReference: ref, orderId: null, idempotencyKey: null, amount: '9', orderAmount: null, orderCurrency: null, token: 't'.repeat(43), hookToken: 'h'.repeat(43), createdAt: h.clock.now() });
   // The service made the bill, but the process died before storing the answer.
   const orphan = await h.upstream.createBill({ amount: '9', merchantReference: ref, callbackUrl: `${h.url}/x`, redirectUrl: `${h.url}/y` });
   assert.equal((await h.app.reconciler.runOnce()).settled, 0); // too young: a create may still be answering

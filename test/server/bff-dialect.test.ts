@@ -14,7 +14,7 @@ import { freePort, serveOn } from './support/servers.js';
 
 const KEY = 'dialect-key-3391';
 const SECRET = 'dialect-secret-77aa';
-const ADMIN = 'dialect-admin-token';
+const ADMIN = 'dialect-admin-token-0123456789abcdef0123';
 
 test('the BFF runs against a differently configured service, set up only through the environment', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'bff-dialect-'));
@@ -87,7 +87,7 @@ test('the BFF runs against a differently configured service, set up only through
   assert.equal((await read(declined)).outcome, 'failed');
 
   const cancelled = await create('12');
-  const cancel = await fetch(`${base}/api/bills/${cancelled.billId}/cancel?token=${cancelled.token}`, { method: 'POST' });
+  const cancel = await fetch(`${base}/api/bills/${cancelled.billId}/cancel?token=${cancelled.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(cancel.status, 200);
   assert.equal(((await cancel.json()) as BillView).outcome, 'cancelled');
 

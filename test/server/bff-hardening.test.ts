@@ -4,7 +4,7 @@ import type { Store } from '../../server/store/types.js';
 import { startHarness, TEST_KEY, TEST_SECRET } from './support/harness.js';
 
 const json = { 'Content-Type': 'application/json' };
-const ADMIN = 'admin-token-0123456789';
+const ADMIN = 'admin-token-0123456789-0123456789abcdef0123';
 
 test('CORS: allowed origins only, with X-Server-Time exposed', async (t) => {
   const h = await startHarness(t, { env: { ALLOWED_ORIGINS: 'https://shop.example,https://other.example' } });
@@ -82,7 +82,7 @@ test('admin routes: off without ADMIN_TOKEN, Bearer required, list with local st
   const list = (await page.json()) as { lists: { billId: string; local: { outcome: string; notified: boolean } | null }[]; total: number };
   assert.equal(list.total, 2);
   assert.deepEqual(list.lists.map((r) => r.billId), [a.billId]);
-  assert.deepEqual(list.lists[0]!.local, { outcome: 'pending', notified: false });
+  assert.deepEqual(list.lists[0]!.local, { outcome: 'pending', notified: false, orderId: null, orderAmount: null, duplicatePayment: false });
   const second = await h.request('/api/admin/bills', { method: 'POST', headers: admin, body: JSON.stringify({ paging: { index: 2, size: 1 }, sort: { name: 'billAmount', order: 1 } }) });
   assert.deepEqual(((await second.json()) as { lists: { billId: string }[] }).lists.map((r) => r.billId), [b.billId]);
   const bad = await h.request('/api/admin/bills', { method: 'POST', headers: admin, body: JSON.stringify({ paging: { index: 0, size: 1 } }) });
@@ -105,7 +105,7 @@ test('no response or log line contains the key or a secret, even when the servic
   const h = await startHarness(t, { env: { ADMIN_TOKEN: ADMIN, MERCHANT_WEBHOOK_URL: 'http://127.0.0.1:9/hook', MERCHANT_WEBHOOK_SECRET: webhookSecret } });
   const bill = await h.create({ amount: '5' });
   await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
-  await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST' });
+  await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   await h.request('/api/admin/bills', { method: 'POST', headers: { ...json, Authorization: `Bearer ${ADMIN}` }, body: '{"filters":[{"name":"nope","value":"1","matchType":"equal"}]}' });
   await h.request('/api/bills', { method: 'POST', headers: json, body: '{"amount":"1.001"}' });
   await h.app.noticeWorker.runOnce(); // the webhook target refuses: logged

@@ -6,16 +6,19 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
+import { createAlerts } from '../../server/alerts.js';
 import { loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/log.js';
 import { createHub } from '../../server/status/hub.js';
 import { createRefresher } from '../../server/status/refresher.js';
 import { createSqliteStore } from '../../server/store/sqlite.js';
+import { BillApiNetworkError } from '../../server/upstream/errors.js';
 import type { BillApi, StatusRecord } from '../../server/upstream/types.js';
 import type { BillView } from '../../widget/bill-view.js';
 
 const PENDING = { status: 1, statusName: 'Pending Payment', isFinal: false };
 const PAID = { status: 2, statusName: 'Paid', isFinal: true };
+const CANCELLED = { status: 4, statusName: 'Cancelled', isFinal: true };
 
 /** The store's WAL syncs, which the test can hold back: a disk that is slow to flush. */
 function slowDisk() {
@@ -44,7 +47,14 @@ async function setup(t: TestContext, disk = slowDisk()) {
   const clock = { now: () => time, advance: (ms: number) => void (time += ms) };
   /** Each requery waits for the test to answer it. */
   const asked: { answer: (s: typeof PENDING) => void; fail: (e: Error) => void }[] = [];
+  /** Cancels asked of the service; each fails while `cancelFailing`. */
+  const cancels: string[] = [];
+  const cancelFailing = { now: false };
   const upstream = {
+    cancelBill: async (billId: string) => {
+      cancels.push(billId);
+      if (cancelFailing.now) throw new BillApiNetworkError('down', { operation: 'cancel', retryable: true });
+    },
     requeryBill: (billId: string) => new Promise<StatusRecord>((resolve, reject) => {
       asked.push({
         answer: (s) => resolve({ billId, merchantReference: 'bc_1', requestReference: null, paymentReference: null,
@@ -59,12 +69,12 @@ async function setup(t: TestContext, disk = slowDisk()) {
   hub.subscribe('B1', (v) => published.push(v));
   let finals = 0;
   const refresher = createRefresher({
-    store, upstream, config, hub, channels: ['hook'], onBecameFinal: () => void finals++, now: clock.now, log: silentLogger,
+    store, upstream, config, hub, alerts: createAlerts(silentLogger), channels: ['hook'], onBecameFinal: () => void finals++, now: clock.now, log: silentLogger,
   });
-  await store.insertBill({ merchantReference: 'bc_1', orderId: null, idempotencyKey: null, amount: '5', token: 't', hookToken: 'h', createdAt: clock.now() });
+  await store.insertBill({ merchantReference: 'bc_1', orderId: null, idempotencyKey: null, amount: '5', orderAmount: null, orderCurrency: null, token: 't', hookToken: 'h', createdAt: clock.now() });
   await store.completeCreate('bc_1', { billId: 'B1', billUrl: 'u', billAmount: '5', requireGCAmount: null, currency: 'USD', merchantReference: 'bc_1', expiredOn: clock.now() + 900_000 }, clock.now());
   const settle = () => new Promise((resolve) => setImmediate(resolve));
-  return { store, clock, asked, refresher, hub, published, finals: () => finals, settle, disk };
+  return { store, clock, asked, refresher, hub, published, finals: () => finals, settle, disk, cancels, cancelFailing };
 }
 
 test('watchers see a requeried payment once it is committed; its answer and notice wait for the disk', { timeout: 10_000 }, async (t) => {
@@ -120,21 +130,37 @@ test('a failed requery keeps the stored status and is not confirmed', async (t) 
   assert.equal((await store.getByBillId('B1'))!.status, null);
 });
 
-test('past expiredOn a pending bill keeps being requeried; after the grace period it is stored as expired', async (t) => {
-  const { asked, refresher, settle, clock, store, finals } = await setup(t);
+test('past expiredOn a pending bill keeps being requeried; after the grace the BFF asks the service to cancel and stores only its word', async (t) => {
+  const { asked, refresher, settle, clock, store, finals, cancels, cancelFailing } = await setup(t);
   clock.advance(900_000 + 30_000); // past expiredOn, within the grace
   const within = refresher.read('B1');
   await settle();
   asked[0]!.answer(PENDING);
   assert.equal((await within)?.bill.outcome, 'pending');
-  clock.advance(31_000); // past expiredOn + grace
-  const past = refresher.read('B1');
+  assert.deepEqual(cancels, []);
+
+  clock.advance(31_000); // past expiredOn + grace; the service cannot be reached to cancel
+  cancelFailing.now = true;
+  const unreachable = refresher.read('B1');
   await settle();
   asked[1]!.answer(PENDING);
+  const still = (await unreachable)!.bill;
+  assert.equal(still.isFinal, false, 'never final by the BFF\'s own verdict');
+  assert.equal(still.outcome, 'pending');
+  assert.deepEqual(cancels, ['B1']);
+  assert.equal(asked.length, 2, 'no second requery after a failed cancel');
+
+  clock.advance(2_000);
+  cancelFailing.now = false;
+  const past = refresher.read('B1');
+  await settle();
+  asked[2]!.answer(PENDING);
+  await settle();
+  assert.deepEqual(cancels, ['B1', 'B1']);
+  asked[3]!.answer(CANCELLED); // what the service says after the cancel
   const bill = (await past)!.bill;
-  assert.equal(bill.outcome, 'expired');
+  assert.equal(bill.outcome, 'cancelled');
   assert.equal(bill.isFinal, true);
-  assert.equal(bill.status, 1); // the service's last status is kept
   assert.equal(finals(), 1);
-  assert.equal((await store.getByBillId('B1'))!.outcome, 'expired');
+  assert.equal((await store.getByBillId('B1'))!.outcome, 'cancelled');
 });

@@ -15,7 +15,7 @@ test('status reads need the bill token: a wrong or missing one answers the same 
   const bodies = [];
   for (const path of [`/api/bills/${bill.billId}?token=${bill.token.slice(0, -1)}x`, `/api/bills/${bill.billId}`, `/api/bills/nope?token=${bill.token}`,
     `/api/bills/${bill.billId}/events?token=wrong`, `/api/bills/${bill.billId}/cancel?token=wrong`]) {
-    const res = await h.request(path, path.endsWith('cancel?token=wrong') ? { method: 'POST' } : {});
+    const res = await h.request(path, path.endsWith('cancel?token=wrong') ? { method: 'POST', headers: { 'Content-Type': 'application/json' } } : {});
     assert.equal(res.status, 404, path);
     bodies.push(await res.text());
   }
@@ -117,12 +117,12 @@ test('without a clientKey, MAX_SSE_PER_CLIENT does not turn into a cap on everyb
 test('cancel works only while the bill is pending', async (t) => {
   const h = await startHarness(t);
   const bill = await h.create();
-  const res = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST' });
+  const res = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(res.status, 200);
   const view = (await res.json()) as BillView;
   assert.equal(view.outcome, 'cancelled');
   assert.equal(view.isFinal, true);
-  const twice = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST' });
+  const twice = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(twice.status, 409);
   assert.equal(((await twice.json()) as { error: { code: string } }).error.code, 'not_cancellable');
 
@@ -132,7 +132,7 @@ test('cancel works only while the bill is pending', async (t) => {
   await delivered;
   // Paid upstream, stored as paid by the callback: refused without asking the service.
   const calls = h.sandbox.stats().calls.cancel;
-  const late = await h.request(`/api/bills/${paid.billId}/cancel?token=${paid.token}`, { method: 'POST' });
+  const late = await h.request(`/api/bills/${paid.billId}/cancel?token=${paid.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(late.status, 409);
   assert.equal(h.sandbox.stats().calls.cancel, calls);
   await h.sandbox.idle();
@@ -143,7 +143,7 @@ test('a cancel the service refuses (paid meanwhile) answers 409 and stores the t
   const bill = await h.create();
   h.sandbox.pay(bill.billId);
   await h.sandbox.idle();
-  const res = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST' });
+  const res = await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   assert.equal(res.status, 409);
   assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'paid');
 });

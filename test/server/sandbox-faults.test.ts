@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SandboxError } from '../../server/sandbox/envelope.js';
+import { parseFaults } from '../../server/sandbox/faults.js';
+import { DEFAULT_DIALECT } from '../../server/sandbox/sandbox.js';
 import { newBill, startReceiver, startSandbox, type Envelope } from './support/sandbox-harness.js';
+
+/** PUT /_control/faults with a JSON body; the answer's envelope. */
+async function putFaults(base: string, body: unknown): Promise<{ status: number; json: Envelope }> {
+  const res = await fetch(`${base}/_control/faults`, {
+    method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Envelope };
+}
 
 test('fault latencyMs delays every operation', async (t) => {
   const { client, sandbox } = await startSandbox(t);
@@ -113,4 +124,161 @@ test('control routes: faults merge, reset; stats; pay/decline/expire; reset', as
   const after = (await control<S>('GET', '/stats')).json.data;
   assert.deepEqual(after.calls, { create: 0, list: 0, requery: 1, cancel: 0, bind: 0 });
   assert.equal((await control<F>('GET', '/faults')).json.data.latencyMs, 0);
+});
+
+test('fault lies.create: the answer states another billAmount as a raw number; the bill keeps the true one', async (t) => {
+  const { client } = await startSandbox(t, { faults: { lies: { create: { billAmount: '12345678901234567890.123456789' } } } });
+  const r = await client.create(newBill({ amount: '10.50' }));
+  assert.equal(r.json.code, 0);
+  assert.match(r.text, /"billAmount":12345678901234567890\.123456789,/, 'an unquoted number with exactly those digits');
+  const rq = await client.requery(r.json.data.billId);
+  assert.equal(rq.json.code, 0);
+  assert.equal(rq.json.data.billAmount, '10.5', 'requery (no lie set for it) tells the truth');
+});
+
+test('fault lies.create: billId, merchantReference, currency and expiredOn lie; the real bill is elsewhere', async (t) => {
+  const { client } = await startSandbox(t, {
+    faults: { lies: { create: { billId: 'B-NOT-MINE', merchantReference: 'SOMEONE-ELSE', currency: 'XTS', expiredOn: 0 } } },
+  });
+  const r = await client.create(newBill({ merchantReference: 'TRUE-1' }));
+  assert.equal(r.json.code, 0);
+  const d = r.json.data;
+  assert.deepEqual([d.billId, d.merchantReference, d.currency, d.expiredOn], ['B-NOT-MINE', 'SOMEONE-ELSE', 'XTS', 0]);
+  assert.equal(d.billAmount, 10, 'members without a lie are true');
+  assert.equal((await client.requery('B-NOT-MINE')).json.code, 1004, 'no bill has the lied id');
+  const list = (await client.list()).json.data;
+  assert.equal(list.total, 1);
+  const real = list.lists[0]!;
+  assert.deepEqual([real.merchantReference, real.currency, real.status], ['TRUE-1', 'USD', 1]);
+  assert.ok(d.billUrl.endsWith(`/pay/${encodeURIComponent(real.billId)}`), 'billUrl points at the real bill');
+});
+
+test('fault lies.requery: billId, then paid with another amount; the bill stays pending', async (t) => {
+  const { client, sandbox } = await startSandbox(t);
+  const bill = (await client.create(newBill())).json.data;
+
+  sandbox.setFaults({ lies: { requery: { billId: 'B-OTHER' } } });
+  const other = await client.requery(bill.billId);
+  assert.equal(other.json.code, 0);
+  assert.deepEqual([other.json.data.billId, other.json.data.status, other.json.data.billAmount], ['B-OTHER', 1, '10']);
+
+  sandbox.setFaults({ lies: { requery: { status: 'paid', billAmount: '999.99' } } });
+  const paid = await client.requery(bill.billId);
+  assert.equal(paid.json.code, 0);
+  const p = paid.json.data;
+  assert.deepEqual([p.billId, p.status, p.statusName, p.isFinal, p.billAmount], [bill.billId, 2, 'Paid', true, '999.99']);
+  assert.match(paid.text, /"billAmount":"999\.99"/, 'quoted like the real record');
+  const listed = (await client.list()).json.data.lists[0]!;
+  assert.deepEqual([listed.status, listed.isFinal, listed.billAmount], [1, false, '10'], 'list does not lie');
+
+  sandbox.resetFaults();
+  const truth = (await client.requery(bill.billId)).json.data;
+  assert.deepEqual([truth.billId, truth.status, truth.isFinal, truth.billAmount], [bill.billId, 1, false, '10']);
+  assert.equal(sandbox.pay(bill.billId).status, 2, 'still pending, so it can be paid');
+});
+
+test('fault lies.requery: a lied status is written in the dialect, pending with isFinal false', async (t) => {
+  const { client, sandbox } = await startSandbox(t, {
+    dialect: {
+      statuses: { pending: 10, paid: 20, failed: 30, cancelled: 40, expired: 50 },
+      statusNames: { ...DEFAULT_DIALECT.statusNames, expired: 'Lapsed' },
+    },
+  });
+  const bill = (await client.create(newBill())).json.data;
+  sandbox.setFaults({ lies: { requery: { status: 'expired' } } });
+  const e = (await client.requery(bill.billId)).json.data;
+  assert.deepEqual([e.status, e.statusName, e.isFinal], [50, 'Lapsed', true]);
+  sandbox.pay(bill.billId);
+  sandbox.setFaults({ lies: { requery: { status: 'pending' } } });
+  const p = (await client.requery(bill.billId)).json.data;
+  assert.deepEqual([p.status, p.statusName, p.isFinal, p.paymentReference !== ''], [10, 'Pending Payment', false, true]);
+});
+
+test('fault lies.create: a 200,000-digit amount passes parseFaults and the control route and is written literally', async (t) => {
+  const amount = '0.' + '0'.repeat(200_000) + '1';
+  assert.equal(parseFaults({ lies: { create: { billAmount: amount } } }).lies?.create?.billAmount, amount);
+  const { client, base } = await startSandbox(t);
+  const put = await putFaults(base, { lies: { create: { billAmount: amount } } });
+  assert.deepEqual([put.status, put.json.code], [200, 0]);
+  const r = await client.create(newBill());
+  assert.equal(r.json.code, 0);
+  assert.ok(r.text.includes(`"billAmount":${amount},`), 'the digits are on the wire as a JSON number');
+});
+
+test('fault lies: bad members are refused with 1003 and change nothing', async (t) => {
+  const { base, sandbox } = await startSandbox(t);
+  const refused = async (body: unknown, path: string): Promise<void> => {
+    const r = await putFaults(base, body);
+    assert.deepEqual([r.status, r.json.code], [400, 1003], JSON.stringify(body).slice(0, 80));
+    assert.ok(r.json.message.startsWith(`faults.${path}`), r.json.message);
+  };
+  await refused({ lies: { requery: { status: 'settled' } } }, 'lies.requery.status');
+  await refused({ lies: { requery: { status: 2 } } }, 'lies.requery.status');
+  for (const billAmount of ['ten', '1e5', '01', '1.', '.5', '+1', '', ' 1', 12]) {
+    await refused({ lies: { create: { billAmount } } }, 'lies.create.billAmount');
+  }
+  await refused({ lies: { create: { billAmount: '1'.repeat(300_001) } } }, 'lies.create.billAmount');
+  await refused({ lies: { requery: { billId: '' } } }, 'lies.requery.billId');
+  await refused({ lies: { create: { currency: 'X'.repeat(201) } } }, 'lies.create.currency');
+  await refused({ lies: { create: { expiredOn: -1 } } }, 'lies.create.expiredOn');
+  await refused({ lies: { create: { expiredOn: 1.5 } } }, 'lies.create.expiredOn');
+  await refused({ lies: { create: { status: 'paid' } } }, 'lies.create');
+  await refused({ lies: { requery: { expiredOn: 1 } } }, 'lies.requery');
+  await refused({ lies: { list: { billId: 'B1' } } }, 'lies');
+  await refused({ cancelNoOpRate: 1.5 }, 'cancelNoOpRate');
+  assert.throws(() => sandbox.setFaults({ lies: { requery: { billAmount: '1,5' } } }), SandboxError);
+  assert.deepEqual([sandbox.faults().lies, sandbox.faults().cancelNoOpRate], [{}, 0]);
+});
+
+test('fault lies merge per operation; {} stops an operation\'s lies; reset clears them', async (t) => {
+  const { client, base, sandbox } = await startSandbox(t);
+  sandbox.setFaults({ lies: { create: { currency: 'XTS' } } });
+  await putFaults(base, { lies: { requery: { status: 'failed' } } });
+  assert.deepEqual(sandbox.faults().lies, { create: { currency: 'XTS' }, requery: { status: 'failed' } });
+  const created = await client.create(newBill());
+  assert.equal(created.json.data.currency, 'XTS');
+  assert.equal((await client.requery(created.json.data.billId)).json.data.status, 3);
+
+  sandbox.setFaults({ lies: { create: {} } });
+  assert.deepEqual(sandbox.faults().lies, { create: {}, requery: { status: 'failed' } });
+  assert.equal((await client.create(newBill())).json.data.currency, 'USD');
+  assert.equal((await client.requery(created.json.data.billId)).json.data.status, 3);
+
+  sandbox.resetFaults();
+  assert.deepEqual(sandbox.faults().lies, {});
+  assert.equal((await client.requery(created.json.data.billId)).json.data.status, 1);
+  sandbox.setFaults({ lies: { create: { currency: 'XTS' } } });
+  sandbox.reset();
+  assert.deepEqual(sandbox.faults().lies, {});
+});
+
+test('fault cancelNoOpRate: cancel answers success, the bill stays pending and can be paid', async (t) => {
+  const receiver = await startReceiver(t);
+  const { client, sandbox } = await startSandbox(t, { faults: { cancelNoOpRate: 1 } });
+  const real = (await client.create(newBill({ callbackUrl: receiver.url }))).json.data;
+  const bill = (await client.create(newBill({ callbackUrl: receiver.url }))).json.data;
+
+  const r = await client.cancel(bill.billId);
+  assert.deepEqual([r.status, r.json.code, r.json.message], [200, 0, 'OK']);
+  const c = r.json.data;
+  assert.deepEqual([c.billId, c.status, c.statusName, c.isFinal, c.billAmount], [bill.billId, 4, 'Cancelled', true, '10']);
+  assert.equal(sandbox.stats().calls.cancel, 1);
+  await sandbox.idle();
+  assert.equal(receiver.received.length, 0, 'no callback: nothing became final');
+
+  const rq = (await client.requery(bill.billId)).json.data;
+  assert.deepEqual([rq.status, rq.isFinal], [1, false]);
+  assert.equal((await client.cancel('B-UNKNOWN')).json.code, 1004, 'refused where a real cancel is');
+
+  sandbox.setFaults({ cancelNoOpRate: 0 });
+  const done = await client.cancel(real.billId);
+  assert.equal(done.json.data.status, 4);
+  assert.deepEqual(Object.keys(c), Object.keys(done.json.data), 'the same record shape as a real cancel');
+
+  assert.equal(sandbox.pay(bill.billId).status, 2);
+  assert.equal((await client.requery(bill.billId)).json.data.status, 2);
+  sandbox.setFaults({ cancelNoOpRate: 1 });
+  const late = await client.cancel(bill.billId);
+  assert.deepEqual([late.status, late.json.code], [409, 1005], 'a paid bill is not cancellable, no-op or not');
+  assert.equal(sandbox.stats().calls.cancel, 4);
 });

@@ -21,6 +21,8 @@ export function newBill(overrides: Partial<NewBill> = {}): NewBill {
     orderId: null,
     idempotencyKey: null,
     amount: '10.50',
+    orderAmount: null,
+    orderCurrency: null,
     token: `tok-${seq}`,
     hookToken: `hook-${seq}`,
     createdAt: T0 + seq,
@@ -164,6 +166,54 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         await created({ orderId: 'o' }, now); // expires exactly now: not open
         assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, older.merchantReference);
         assert.equal(await store.findOpenByOrderId('o', T0 + 3_600_000), null);
+      });
+
+      it("keeps the order's resolved amount and currency beside the bill's", async () => {
+        const bill = await created({ orderId: 'o', amount: '12.5', orderAmount: '12.50', orderCurrency: 'USD' });
+        const stored = (await store.getByBillId(bill.billId!))!;
+        assert.deepEqual([stored.orderId, stored.orderAmount, stored.orderCurrency, stored.duplicatePayment], ['o', '12.50', 'USD', false]);
+        const plain = await created();
+        assert.deepEqual([plain.orderAmount, plain.orderCurrency], [null, null]);
+      });
+
+      it('completeCreate refuses a billId that another bill holds, and leaves both as they were', async () => {
+        const first = await created();
+        const second = newBill();
+        await store.insertBill(second);
+        await assert.rejects(
+          store.completeCreate(second.merchantReference, createdBill(second.merchantReference, first.billId!), T0),
+          (error: Error) => error.name === 'StoreConflictError',
+        );
+        assert.equal((await store.getByReference(second.merchantReference))!.createState, 'creating');
+        assert.equal((await store.getByBillId(first.billId!))!.merchantReference, first.merchantReference);
+      });
+
+      it("findPaidByOrderId gives the order's first payment; a later one is marked duplicatePayment", async () => {
+        const a = await created({ orderId: 'o' });
+        const b = await created({ orderId: 'o' });
+        const other = await created({ orderId: 'p' });
+        assert.equal(await store.findPaidByOrderId('o'), null);
+        await apply(other.billId!, 2, T0 + 50, 'paid');
+        assert.equal(await store.findPaidByOrderId('o'), null, 'another order');
+        const first = await apply(b.billId!, 2, T0 + 100, 'paid');
+        assert.equal(first.bill.duplicatePayment, false);
+        const second = await apply(a.billId!, 2, T0 + 200, 'paid');
+        assert.equal(second.bill.duplicatePayment, true);
+        assert.equal((await store.getByBillId(a.billId!))!.duplicatePayment, true);
+        assert.equal((await store.findPaidByOrderId('o'))?.billId, b.billId);
+        // A bill without an order is never a duplicate.
+        const x = await created();
+        const y = await created();
+        await apply(x.billId!, 2, T0 + 300, 'paid');
+        assert.equal((await apply(y.billId!, 2, T0 + 300, 'paid')).bill.duplicatePayment, false);
+      });
+
+      it('two bills of one order paid at once: exactly one is the duplicate', async () => {
+        const a = await created({ orderId: 'race' });
+        const b = await created({ orderId: 'race' });
+        const [ra, rb] = await Promise.all([apply(a.billId!, 2, T0 + 100, 'paid'), apply(b.billId!, 2, T0 + 100, 'paid')]);
+        assert.deepEqual([ra.bill.duplicatePayment, rb.bill.duplicatePayment].sort(), [false, true]);
+        assert.ok(await store.findPaidByOrderId('race'));
       });
     });
 

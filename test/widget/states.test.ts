@@ -37,6 +37,28 @@ describe('bill-checkout states', () => {
     expect(FakeEventSource.last.url).to.equal('/api/bills/B1/events?token=T1');
   });
 
+  it('sends the order ticket with the order, and no ticket member when it has none', async () => {
+    const el = await h.mount({ 'order-id': 'order-1', 'order-ticket': '1900000000000.sig' });
+    await h.settle();
+    const posts = () => h.bff.calls.filter((c) => c.method === 'POST' && c.path === '/api/bills');
+    expect(posts().at(-1)!.body).to.deep.equal({ orderId: 'order-1', orderTicket: '1900000000000.sig' });
+    expect(posts().at(-1)!.headers.get('content-type')).to.equal('application/json');
+    expect(text(el, 'status')).to.equal('Waiting for payment…');
+
+    // A BFF that checks tickets refuses the order without one; a ticket that arrives later (the
+    // page fetched it) starts the checkout over with it.
+    h.bff.override = (call) => call.method === 'POST' && !(call.body as { orderTicket?: string }).orderTicket
+      ? { status: 403, body: { error: { code: 'order_ticket_invalid', message: 'No ticket' } } }
+      : undefined;
+    const late = await h.mount({ 'order-id': 'order-2', 'order-ticket': '' });
+    expect(posts().at(-1)!.body).to.deep.equal({ orderId: 'order-2' });
+    expect(has(late, 'retry-button')).to.equal(true);
+    late.setAttribute('order-ticket', '1900000000000.late');
+    await h.settle();
+    expect(posts().at(-1)!.body).to.deep.equal({ orderId: 'order-2', orderTicket: '1900000000000.late' });
+    expect(has(late, 'qr') || has(late, 'pay-button')).to.equal(true);
+  });
+
   it('counts down once a second on the fake clock', async () => {
     const el = await h.mount({ 'order-id': 'order-1' });
     await h.tick(1000);
@@ -203,6 +225,9 @@ describe('bill-checkout states', () => {
     const call = h.bff.calls.find((c) => c.path.endsWith('/cancel'))!;
     expect(call.method).to.equal('POST');
     expect(call.token).to.equal('T1');
+    // JSON, or the BFF refuses it as a possible cross-site request.
+    expect(call.headers.get('content-type')).to.equal('application/json');
+    expect(call.body).to.deep.equal({});
     expect(text(el, 'heading')).to.equal('Payment cancelled');
     expect(timeline(h.events).slice(-2)).to.deep.equal(['bill-status:cancelled', 'bill-final:cancelled']);
     expect(shadow(el).activeElement === part(el, 'heading'), 'focus moves to the heading').to.equal(true);

@@ -9,10 +9,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { demoResolveOrder } from '../../../server/demo-orders.js';
+import { orderTicket } from '../../../server/orders/order-ticket.js';
 import { createSandbox, type SandboxOptions } from '../../../server/sandbox/sandbox.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
+/**
+ * The merchant's order ticket secret (at least 32 characters): the demo pages get their orders and
+ * tickets from the BFF's POST /demo/orders, and createBill mints its own, as a merchant's server would.
+ */
+export const ORDER_TICKET_SECRET = 'e2e-order-ticket-secret-0123456789abcdef';
 const ROOT = resolve(import.meta.dirname, '../../..');
 
 export interface StartOptions {
@@ -39,7 +45,10 @@ export interface App {
   output(): string;
   /** A control route of the sandbox: pay, decline or expire a bill without its page. */
   control(billId: string, action: 'pay' | 'decline' | 'expire'): Promise<void>;
-  /** POST /api/bills from outside a browser; answers the created bill with its token. */
+  /**
+   * POST /api/bills from outside a browser, with a ticket for the order minted here; answers the
+   * bill with its token (a new one, or the one that already paid the order).
+   */
   createBill(orderId: string): Promise<{ billId: string; token: string; outcome: string }>;
   stop(): Promise<void>;
 }
@@ -146,6 +155,7 @@ export async function startApp(options: StartOptions = {}): Promise<App> {
       PUBLIC_URL: url,
       DATABASE_URL: `file:${join(dir, 'bills.sqlite')}`,
       ADMIN_TOKEN,
+      ORDER_TICKET_SECRET,
       ORDER_LOOKUP_URL: lookup.url,
       RECONCILE_INTERVAL_MS: '1000',
       REFRESH_WINDOW_MS: '250',
@@ -182,6 +192,7 @@ export async function startApp(options: StartOptions = {}): Promise<App> {
     throw error;
   }
 
+  const ticketSecret = options.env?.ORDER_TICKET_SECRET ?? ORDER_TICKET_SECRET;
   const sandboxUrl = outside?.url ?? `${url}/sandbox`;
   // Controls bypass the cuttable relay: the test pays while the browser's network is down.
   const controlUrl = outside?.url ?? `http://127.0.0.1:${port}/sandbox`;
@@ -198,9 +209,10 @@ export async function startApp(options: StartOptions = {}): Promise<App> {
       const res = await fetch(`${url}/api/bills`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: url },
-        body: JSON.stringify({ orderId }),
+        body: JSON.stringify({ orderId, orderTicket: await orderTicket(orderId, ticketSecret, 3_600_000) }),
       });
-      if (res.status !== 201) throw new Error(`create ${orderId}: HTTP ${res.status} ${await res.text()}`);
+      // 200: the order was already paid, and that bill is the answer.
+      if (res.status !== 201 && res.status !== 200) throw new Error(`create ${orderId}: HTTP ${res.status} ${await res.text()}`);
       return (await res.json()) as { billId: string; token: string; outcome: string };
     },
     stop,

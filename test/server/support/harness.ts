@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { createBillCheckout } from '../../../server/app.js';
 import { nodeHmacSha256 } from '../../../server/node/hmac.js';
@@ -11,9 +12,10 @@ import { nodeFetch } from '../../../server/node/http-fetch.js';
 import { nodeSse } from '../../../server/node/sse-socket.js';
 import { webSse } from '../../../server/routes/sse-transport.js';
 import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
-import { loadConfig } from '../../../server/config.js';
+import { configSecrets, loadConfig } from '../../../server/config.js';
 import type { Config } from '../../../server/config.js';
 import { createLogger } from '../../../server/log.js';
+import { orderTicket } from '../../../server/orders/order-ticket.js';
 import { createSandbox } from '../../../server/sandbox/sandbox.js';
 import type { Sandbox, SandboxOptions } from '../../../server/sandbox/sandbox.js';
 import { openStore } from '../../../server/store/open-store.js';
@@ -25,6 +27,9 @@ import { serveOn } from './servers.js';
 
 export const TEST_KEY = 'test-key-5b7e0c1d';
 export const TEST_SECRET = 'test-secret-9f2a44e1c3';
+/** ORDER_TICKET_SECRET and ADMIN_TOKEN values long enough for the BFF (32 characters at least). */
+export const TEST_TICKET_SECRET = 'test-order-ticket-secret-5d1e9a0b7c';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 /** A clock shared by the sandbox and the BFF; it stands still until `advance` moves both. */
 export interface Clock {
@@ -41,7 +46,15 @@ export interface HarnessOptions {
   /** Extra environment for loadConfig. */
   env?: Record<string, string>;
   hooks?: BillCheckoutHooks;
-  sandbox?: Omit<SandboxOptions, 'now' | 'publicUrl' | 'key' | 'secret'>;
+  /** The sandbox's options; its clock is the BFF's unless `now` is given (a service whose clock differs). */
+  sandbox?: Omit<SandboxOptions, 'publicUrl' | 'key' | 'secret'>;
+  /** The signing secret of both sides (default TEST_SECRET). */
+  secret?: string;
+  /**
+   * Mount the sandbox at /sandbox of the BFF's own server and leave BILL_API_BASE_URL unset, as
+   * `npm start` does: the BFF then knows it is on its embedded sandbox (livemode false).
+   */
+  embedded?: boolean;
   /** Wraps the fetch the BFF uses to reach the service (to lose a response, say). */
   upstreamFetch?: (real: typeof fetch) => typeof fetch;
   /** Wraps the store the BFF uses (to make it fail, say); `Harness.store` stays the real one. */
@@ -73,6 +86,8 @@ export interface Harness {
   create(body?: Record<string, unknown>, headers?: Record<string, string>): Promise<CreatedBillView>;
   /** Requeries the sandbox has answered for this bill. */
   requeries(billId: string): number;
+  /** A ticket for `orderId` minted with ORDER_TICKET_SECRET, valid `ttlMs` from the BFF's clock. */
+  ticket(orderId: string, ttlMs?: number): Promise<string>;
 }
 
 export async function startHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
@@ -81,32 +96,43 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const logs: string[] = [];
   const bodies: string[] = [];
 
+  const secret = options.secret ?? TEST_SECRET;
   let handler: (req: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const bff = await serveOn((req, env) => handler(req, env));
-  const sandboxServer = await serveOn((req) => sandbox.app.fetch(req));
+  const sandboxServer = options.embedded ? null : await serveOn((req) => sandbox.app.fetch(req));
+  const sandboxUrl = sandboxServer?.url ?? `${bff.url}/sandbox`;
   const sandbox: Sandbox = createSandbox({
     key: TEST_KEY,
-    secret: TEST_SECRET,
+    secret,
     now: clock.now,
-    publicUrl: sandboxServer.url,
+    publicUrl: sandboxUrl,
     callbackRetryDelayMs: 50,
     sweepIntervalMs: 0,
     ...options.sandbox,
   });
 
-  const config = loadConfig({
-    PORT: String(bff.port),
-    PUBLIC_URL: bff.url,
-    BILL_API_BASE_URL: sandboxServer.url,
-    BILL_API_KEY: TEST_KEY,
-    BILL_API_SECRET: TEST_SECRET,
-    BILL_API_TIMEOUT_MS: '2000',
-    BILL_API_RETRIES: '1',
-    DATABASE_URL: `file:${join(dir, 'bff.sqlite')}`,
-    CLIENT_AMOUNT_MIN: '1',
-    CLIENT_AMOUNT_MAX: '500',
-    ...options.env,
-  });
+  let config: Config;
+  try {
+    config = loadConfig({
+      PORT: String(bff.port),
+      PUBLIC_URL: bff.url,
+      ...(options.embedded ? {} : { BILL_API_BASE_URL: sandboxUrl }),
+      BILL_API_KEY: TEST_KEY,
+      BILL_API_SECRET: secret,
+      BILL_API_TIMEOUT_MS: '2000',
+      BILL_API_RETRIES: '1',
+      DATABASE_URL: `file:${join(dir, 'bff.sqlite')}`,
+      CLIENT_AMOUNT_MIN: '1',
+      CLIENT_AMOUNT_MAX: '500',
+      ...options.env,
+    });
+  } catch (error) {
+    // A configuration the BFF refuses: nothing was started on its behalf, so nothing may stay open.
+    sandbox.close();
+    await Promise.all([bff.close(), sandboxServer?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const store = await openStore(config.databaseUrl);
   // Built as main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
   const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);
@@ -119,7 +145,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   });
   const log = createLogger({
     write: (line) => logs.push(line),
-    secrets: [config.upstream.key, config.upstream.secret, config.webhook?.secret ?? '', config.adminToken ?? ''],
+    secrets: configSecrets(config),
     level: 'debug',
     now: clock.now,
   });
@@ -128,13 +154,19 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     sse: options.sse === 'web' ? webSse : nodeSse,
     ...(options.clientKey ? { clientKey: options.clientKey } : {}),
   });
-  handler = (req, env) => app.fetch(req, env);
+  if (options.embedded) {
+    const mounted = new Hono();
+    mounted.route('/sandbox', sandbox.app);
+    handler = (req, env) => (new URL(req.url).pathname.startsWith('/sandbox/') ? mounted.fetch(req) : app.fetch(req, env));
+  } else {
+    handler = (req, env) => app.fetch(req, env);
+  }
   if (options.start) app.start();
 
   t.after(async () => {
     await app.stop();
     sandbox.close();
-    await Promise.all([bff.close(), sandboxServer.close()]);
+    await Promise.all([bff.close(), sandboxServer?.close()]);
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -150,7 +182,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
 
   return {
     url: bff.url,
-    sandboxUrl: sandboxServer.url,
+    sandboxUrl,
     sandbox,
     app,
     upstream,
@@ -170,6 +202,10 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       return (await res.json()) as CreatedBillView;
     },
     requeries: (billId) => sandbox.stats().requeryByBill[billId] ?? 0,
+    ticket(orderId, ttlMs = 600_000) {
+      if (config.orderTicketSecret === null) throw new Error('ticket(): the harness has no ORDER_TICKET_SECRET');
+      return orderTicket(orderId, config.orderTicketSecret, ttlMs, clock.now());
+    },
   };
 }
 

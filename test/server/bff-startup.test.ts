@@ -1,0 +1,147 @@
+// What the BFF refuses to start with, and what `npm start` on the embedded sandbox serves (issue 13):
+// short secrets, an order lookup without tickets, production on the sandbox, passwords in URLs.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { TestContext } from 'node:test';
+import { ConfigError, loadConfig } from '../../server/config.js';
+import { createSandbox } from '../../server/sandbox/sandbox.js';
+import type { CreatedBillView } from '../../widget/bill-view.js';
+import { startMain } from './support/child.js';
+import { freePort, serveOn } from './support/servers.js';
+
+const LONG = 'x'.repeat(32);
+const json = { 'Content-Type': 'application/json' };
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    return error.message;
+  }
+  assert.fail(`started with ${JSON.stringify(env)}`);
+}
+
+test('start-up refuses short secrets, an order lookup without tickets, and production on the sandbox', () => {
+  const real = { BILL_API_BASE_URL: 'https://bills.example/api', BILL_API_KEY: 'k', BILL_API_SECRET: 's' };
+  assert.match(refusal({ ...real, ADMIN_TOKEN: 'a' }), /ADMIN_TOKEN must be at least 32 characters/);
+  assert.match(refusal({ ...real, ADMIN_TOKEN: 'x'.repeat(31) }), /it has 31/);
+  assert.match(refusal({ ...real, ORDER_TICKET_SECRET: 'short' }), /ORDER_TICKET_SECRET must be at least 32 characters/);
+  assert.match(refusal({ ...real, ORDER_LOOKUP_URL: 'https://shop.example/orders' }), /ORDER_LOOKUP_URL is set without ORDER_TICKET_SECRET/);
+  assert.match(refusal({ NODE_ENV: 'production' }), /BILL_API_BASE_URL is unset/);
+  assert.match(refusal({ NODE_ENV: 'production', ORDER_LOOKUP_URL: 'https://shop.example/orders' }), /BILL_API_BASE_URL/);
+
+  // What they accept.
+  assert.equal(loadConfig({ ...real, ADMIN_TOKEN: LONG }).adminToken, LONG);
+  const tickets = loadConfig({ ...real, ORDER_TICKET_SECRET: LONG, ORDER_LOOKUP_URL: 'https://shop.example/orders' });
+  assert.equal(tickets.orderTicketsRequired, true);
+  assert.equal(loadConfig({ ORDER_LOOKUP_URL: 'https://shop.example/orders' }).orderTicketsRequired, false, 'the demo on the sandbox');
+  assert.equal(loadConfig({ ...real, NODE_ENV: 'production' }).production, true);
+});
+
+test('a URL with a password is never echoed: not in a configuration error, not in the start-up log', async (t) => {
+  const message = refusal({ BILL_API_BASE_URL: 'ftp://merchant:hunter2-password@bills.example/api' });
+  assert.match(message, /BILL_API_BASE_URL must be an http\(s\) URL/);
+  assert.ok(!message.includes('hunter2'), message);
+
+  const sandbox = createSandbox({ key: 'k-startup', secret: 's-startup', sweepIntervalMs: 0 });
+  const served = await serveOn((req) => sandbox.app.fetch(req));
+  const dir = mkdtempSync(join(tmpdir(), 'bff-startup-'));
+  const port = await freePort();
+  const base = new URL(served.url);
+  base.username = 'merchant';
+  base.password = 'hunter2-password';
+  const child = startMain({
+    PORT: String(port), BILL_API_BASE_URL: base.href, BILL_API_KEY: 'k-startup', BILL_API_SECRET: 's-startup',
+    DATABASE_URL: `file:${join(dir, 'db.sqlite')}`,
+  });
+  t.after(async () => {
+    await child.kill('SIGKILL');
+    sandbox.close();
+    await served.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await child.ready;
+  assert.match(child.output(), /"upstream":"http:\/\/127\.0\.0\.1:\d+\/?"/);
+  assert.ok(!child.output().includes('hunter2'), child.output());
+});
+
+test('NODE_ENV=production without BILL_API_BASE_URL: npm start refuses, naming the variable', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-startup-'));
+  const child = startMain({ NODE_ENV: 'production', PORT: String(await freePort()), DATABASE_URL: `file:${join(dir, 'db.sqlite')}` });
+  try {
+    await assert.rejects(child.ready, /exited \(1\) before listening/);
+    assert.match(child.output(), /Configuration error: BILL_API_BASE_URL is unset/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function embedded(t: TestContext, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-startup-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = startMain({ PORT: String(port), PUBLIC_URL: base, DATABASE_URL: `file:${join(dir, 'db.sqlite')}`, ...env });
+  t.after(async () => {
+    await child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await child.ready;
+  return { base, child };
+}
+
+test('on the embedded sandbox: one warning line, tickets minted for the demo and checked when given, bodies limited', async (t) => {
+  const { base, child } = await embedded(t, { BODY_LIMIT_BYTES: '4096' });
+  const warnings = child.output().split('\n').filter((l) => l.includes('ORDER_TICKET_SECRET is unset'));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /"level":"warn"/);
+  assert.match(child.output(), /"upstream":"embedded sandbox \(not live: no real payments\)"/);
+
+  // The demo's server mints an order of the visitor's own, with its ticket.
+  const minted = await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{"product":"tee"}' });
+  assert.equal(minted.status, 201);
+  const order = (await minted.json()) as { orderId: string; orderTicket: string; amount: string };
+  assert.match(order.orderId, /^demo-tee-[a-z0-9]+$/);
+  assert.match(order.orderTicket, /^\d+\.[A-Za-z0-9_-]{43}$/);
+  const other = (await (await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{}' })).json()) as { orderId: string };
+  assert.notEqual(other.orderId, order.orderId);
+
+  const create = (body: Record<string, unknown>) => fetch(`${base}/api/bills`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  const ok = await create({ orderId: order.orderId, orderTicket: order.orderTicket });
+  assert.equal(ok.status, 201);
+  assert.equal(((await ok.json()) as CreatedBillView).billAmount, '24');
+  // A ticket is checked whenever one is given…
+  const forged = await create({ orderId: other.orderId, orderTicket: order.orderTicket });
+  assert.equal(forged.status, 403);
+  // …while a page without one still works on the sandbox (ORDER_TICKET_SECRET unset).
+  assert.equal((await create({ orderId: other.orderId })).status, 201);
+
+  // The sandbox's bodies have the /api limit; its control routes exist here (not in production).
+  const big = await fetch(`${base}/sandbox/v1/bill/create`, { method: 'POST', headers: json, body: JSON.stringify({ pad: 'x'.repeat(8_000) }) });
+  assert.equal(big.status, 413);
+  assert.equal((await fetch(`${base}/sandbox/_control/stats`)).status, 200);
+});
+
+test('with ORDER_TICKET_SECRET set, even the embedded sandbox takes orders only with a valid ticket', async (t) => {
+  const { base, child } = await embedded(t, { ORDER_TICKET_SECRET: LONG });
+  assert.ok(!child.output().includes('ORDER_TICKET_SECRET is unset'));
+  const order = (await (await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{}' })).json()) as { orderId: string; orderTicket: string };
+  const create = (body: Record<string, unknown>) => fetch(`${base}/api/bills`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  assert.equal((await create({ orderId: order.orderId })).status, 403);
+  assert.equal((await create({ orderId: order.orderId, orderTicket: order.orderTicket })).status, 201);
+});
+
+test('a sandbox without controls has no /_control routes', async () => {
+  const sandbox = createSandbox({ controls: false, sweepIntervalMs: 0 });
+  for (const path of ['/_control/stats', '/_control/faults']) {
+    assert.equal((await sandbox.app.request(path)).status, 404, path);
+  }
+  assert.equal((await sandbox.app.request('/_control/bills/B1/pay', { method: 'POST' })).status, 404);
+  sandbox.close();
+  const open = createSandbox({ sweepIntervalMs: 0 });
+  assert.equal((await open.app.request('/_control/stats')).status, 200);
+  open.close();
+});
