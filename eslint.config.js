@@ -1,6 +1,62 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The import directions of the layout (../shared/DESIGN.md, "Layout"), one entry per folder: the
+// folders it may not import, as regular expressions over the import specifier.
+const FOLDER = (name) => `(^|/)${name}/`;
+const node = { regex: '^node:', message: 'Only the Node platform layer (server/platform/node, server/main.ts) and the SQLite store use node:* modules.' };
+const layers = {
+  'contract/**': [
+    { regex: FOLDER('(widget|server|sandbox|demo)'), message: 'contract/ is the wire contract both sides share: it imports nothing but itself.' },
+    node,
+  ],
+  'widget/**': [
+    { regex: FOLDER('(server|sandbox|demo)'), message: 'The element runs in the browser: it imports only contract/ and its own files.' },
+    node,
+  ],
+  'sandbox/**': [
+    { regex: FOLDER('(server|widget|demo)'), message: 'The sandbox is the service simulated: it imports only contract/.' },
+  ],
+  'server/**': [
+    { regex: FOLDER('(widget|demo)'), message: 'The server imports the wire contract from contract/, never the element or the demo.' },
+    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the Node entry (server/main.ts, server/platform/node) mounts the sandbox.' },
+    node,
+  ],
+  'server/store/**': [
+    { regex: `^(hono|@hono/)|${FOLDER('(http|domain)')}`, message: 'Storage knows no HTTP and no domain logic.' },
+  ],
+  'server/upstream/**': [
+    { regex: `${FOLDER('(store|http|domain)')}|(^|/)config\\.js$`, message: 'The upstream client knows no storage, no HTTP routes and no configuration loader: it is given its options.' },
+  ],
+  'server/domain/**': [
+    { regex: `^(hono|@hono/)|${FOLDER('http')}`, message: 'The domain knows no HTTP: it throws CheckoutError, which http/ maps to a status.' },
+  ],
+};
+// The folders allowed node:* (and the sandbox, for the entry).
+const platform = ['server/main.ts', 'server/platform/node/**'];
+const nodeStore = ['server/store/sqlite*.ts', 'server/store/open-store.ts'];
+
+function restrictions(file) {
+  const rules = [];
+  for (const [glob, patterns] of Object.entries(layers)) {
+    const prefix = glob.replace('/**', '/');
+    if (file.startsWith(prefix)) rules.push(...patterns);
+  }
+  return rules;
+}
+
+const layerConfigs = Object.keys(layers).map((glob) => {
+  const patterns = restrictions(glob.replace('/**', '/x.ts'));
+  return { files: [`${glob.replace('/**', '')}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+});
+const withoutNode = (patterns) => patterns.filter((p) => p !== node);
+const exemptions = [
+  // The entry and its platform layer: node:* and the sandbox.
+  { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')).filter((p) => !p.regex.includes('sandbox')) }] } },
+  { files: nodeStore, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/store/x.ts')) }] } },
+  { files: ['sandbox/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('sandbox/x.ts') }] } },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'docs/**', 'custom-elements.json', 'demo/dist/**'] },
   js.configs.recommended,
@@ -21,4 +77,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
+  ...layerConfigs,
+  ...exemptions,
 );

@@ -65,7 +65,7 @@ export default defineConfig({
   server: {
     proxy: Object.fromEntries(
       // The dev server stands in for the BFF's own origin, so the BFF's origin check sees PUBLIC_URL.
-      // /demo/: the demo's order minting (server/demo-routes.ts).
+      // /demo/: the demo's order minting (server/demo-orders/routes.ts).
       ['/api', '/sandbox', '/healthz', '/bill-checkout.js', '/demo/'].map((p) => [p, { target: bff, headers: { origin: new URL(bff).origin } }]),
     ),
   },

@@ -1,7 +1,7 @@
 // The merchant's admin page: the service's list of bills through the BFF's admin routes. The admin
 // token is typed by the merchant and kept in this tab's sessionStorage only; nothing secret is built in.
 import type { ListBillsInput, StatusRecord } from '../server/upstream/types.js';
-import type { BillView } from '../widget/bill-view.js';
+import type { BillView } from '../contract/bill-view.js';
 
 /** What the BFF stored about a bill of the list; null for bills this shop did not create. */
 interface Local {

@@ -1,5 +1,5 @@
 // Puts a <bill-checkout> into a host element and wires its events, the way a merchant's page does.
-import type { BillView } from '../widget/bill-view.js';
+import type { BillView } from '../contract/bill-view.js';
 
 export interface MountOptions {
   attributes: Record<string, string>;

@@ -1,5 +1,5 @@
 // A new order from the shop's server, as a merchant's checkout gets one: the server mints the order
-// id and its ticket (POST /demo/orders, server/demo-routes.ts), a page never makes them up. The
+// id and its ticket (POST /demo/orders, server/demo-orders/routes.ts), a page never makes them up. The
 // element is then given both: order-id and order-ticket.
 
 export interface NewOrder {

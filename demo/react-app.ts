@@ -3,7 +3,7 @@
 import '../widget/index.js';
 import { createElement as h, StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { BillView } from '../widget/bill-view.js';
+import type { BillView } from '../contract/bill-view.js';
 import { newOrder, problemText, type NewOrder } from './new-order.js';
 
 function describe(name: string, e: Event): string {

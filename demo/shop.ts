@@ -1,9 +1,9 @@
 // The demo shop: one product in the cart, paid with <bill-checkout order-id=… order-ticket=…>. The
 // order and its ticket come from the shop's server (POST /demo/orders), and the amount is not sent
-// from here either: the BFF resolves the order on the server (server/demo-orders.ts).
+// from here either: the BFF resolves the order on the server (server/demo-orders/catalogue.ts).
 import '../widget/index.js';
-import type { BillView } from '../widget/bill-view.js';
-import { DEMO_PRODUCTS, type DemoProduct } from '../server/demo-orders.js';
+import type { BillView } from '../contract/bill-view.js';
+import { DEMO_PRODUCTS, type DemoProduct } from '../server/demo-orders/catalogue.js';
 import { clearCheckout, currentCheckout, saveCheckout, type Checkout } from './checkout-store.js';
 import { formatMoney, mountCheckout, OUTCOME_TEXT } from './mount-checkout.js';
 import { newOrder, orderAttributes, problemText } from './new-order.js';

@@ -1,57 +1,57 @@
 // createBillCheckout: the BFF as a Hono app, plus start()/stop() for its background work.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { createAlerts } from './alerts.js';
-import type { Alerts } from './alerts.js';
-import { toBillView } from './bill-view.js';
-import type { BillNotice } from './bill-view.js';
+import { createAlerts } from './domain/alerts.js';
+import type { Alerts } from './domain/alerts.js';
+import { toBillView } from './domain/bill-view.js';
+import type { BillNotice } from './domain/bill-view.js';
 import { configSecrets } from './config.js';
 import type { Config } from './config.js';
-import { createBillCreator } from './create/create-bill.js';
+import { createBillCreator } from './domain/create/create-bill.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
-import { apiHeaders, stampedBy } from './middleware/api-headers.js';
-import { bodyLimit } from './middleware/body-limit.js';
-import { crossSiteGuard } from './middleware/cross-site.js';
-import { errorHandler, notFound } from './middleware/error-handler.js';
-import { errorBody } from './middleware/errors.js';
-import { pageSecurityHeaders } from './middleware/security-headers.js';
-import { SERVER_TIME_HEADER } from './middleware/server-time.js';
-import { createNoticeWorker, noticeChannels } from './notify/notice-worker.js';
-import type { NoticeWorker, NoticeWorkerOptions } from './notify/notice-worker.js';
-import { orderLookup } from './orders/order-lookup.js';
-import type { ResolveOrder } from './orders/order-lookup.js';
+import { apiHeaders, stampedBy } from './http/middleware/api-headers.js';
+import { bodyLimit } from './http/middleware/body-limit.js';
+import { crossSiteGuard } from './http/middleware/cross-site.js';
+import { jsonErrors, notFound } from './http/json-errors.js';
+import { errorBody } from './http/errors.js';
+import { pageSecurityHeaders } from './http/middleware/security-headers.js';
+import { SERVER_TIME_HEADER } from './http/middleware/server-time.js';
+import { createNoticeWorker, noticeChannels } from './domain/notify/notice-worker.js';
+import type { NoticeWorker, NoticeWorkerOptions } from './domain/notify/notice-worker.js';
+import { orderLookup } from './domain/orders/order-lookup.js';
+import type { ResolveOrder } from './domain/orders/order-lookup.js';
 import { createRedactor } from './redact.js';
-import { adminRoutes } from './routes/admin.js';
-import { billRoutes } from './routes/bills.js';
-import { callbackRoutes } from './routes/callback.js';
-import { healthRoutes } from './routes/health.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { returnRoutes } from './routes/return.js';
-import type { Services } from './routes/services.js';
-import { webSse } from './routes/sse-transport.js';
-import type { SseTransport } from './routes/sse-transport.js';
-import { createStreamRegistry } from './routes/streams.js';
-import { createHub, createSharedHub } from './status/hub.js';
-import type { Hub } from './status/hub.js';
-import { createReconciler } from './status/reconciler.js';
-import type { Reconciler } from './status/reconciler.js';
-import { createRefresher } from './status/refresher.js';
-import type { Refresher } from './status/refresher.js';
+import { adminRoutes } from './http/routes/admin.js';
+import { billRoutes } from './http/routes/bills.js';
+import { callbackRoutes } from './http/routes/callback.js';
+import { healthRoutes } from './http/routes/health.js';
+import { openApiRoutes } from './http/routes/openapi.js';
+import { returnRoutes } from './http/routes/return.js';
+import type { Services } from './http/services.js';
+import { webSse } from './http/sse/sse-transport.js';
+import type { SseTransport } from './http/sse/sse-transport.js';
+import { createStreamRegistry } from './http/sse/streams.js';
+import { createHub, createSharedHub } from './domain/status/hub.js';
+import type { Hub } from './domain/status/hub.js';
+import { createReconciler } from './domain/status/reconciler.js';
+import type { Reconciler } from './domain/status/reconciler.js';
+import { createRefresher } from './domain/status/refresher.js';
+import type { Refresher } from './domain/status/refresher.js';
 import type { Store } from './store/types.js';
 import type { BillApi } from './upstream/types.js';
-import type { BillView } from '../widget/bill-view.js';
+import type { BillView } from '../contract/bill-view.js';
 
-export { orderTicket } from './orders/order-ticket.js';
-export type { BillNotice } from './bill-view.js';
-export type { ResolveOrder, ResolveOrderContext } from './orders/order-lookup.js';
-export { ApiError } from './middleware/errors.js';
+export { orderTicket } from './domain/orders/order-ticket.js';
+export type { BillNotice } from './domain/bill-view.js';
+export type { ResolveOrder, ResolveOrderContext } from './domain/orders/order-lookup.js';
+export { CheckoutError } from './domain/errors.js';
 
 export interface BillCheckoutHooks {
   /**
    * The merchant's amount for an order; null when there is no such order (404). Wins over
    * ORDER_LOOKUP_URL. It is given the browser's request: without ORDER_TICKET_SECRET, it is what
-   * decides whether this caller may pay this order (throw an ApiError of 403 to refuse).
+   * decides whether this caller may pay this order (throw a CheckoutError of kind `forbidden` to refuse).
    */
   resolveOrder?: ResolveOrder;
   /**
@@ -173,36 +173,39 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     sse: options.sse ?? webSse,
   };
 
-  const app = new Hono();
-  app.onError(errorHandler({ log }));
-  app.notFound(notFound());
-  // Headers come from middleware on each route's own path, never '*': the status read (GET
-  // /api/bills/:billId, the widget's poll) stamps the same headers itself, so that no middleware
-  // matches it and Hono answers it without a promise when the bill is cached. Mount this app with
-  // app.route() and every handler is wrapped in an async error handler: serve it as the root app.
+  // Every route is registered here first, then copied onto the app with its errors turned into
+  // JSON (json-errors.ts): no onError, so the app stays as fast mounted with app.route() as served
+  // as the root app. Headers come from middleware on each route's own path, never '*': the status
+  // read (GET /api/bills/:billId, the widget's poll) stamps the same headers itself, so that no
+  // middleware matches it and Hono answers it without a promise when the bill is cached.
+  const registry = new Hono();
   const browser = stampedBy(browserHeaders);
   const server = stampedBy(serverHeaders);
-  app.use('/api/bills', browser);
-  app.on('OPTIONS', '/api/bills/:billId', browser);
-  app.use('/api/bills/:billId/:action', browser);
-  app.use('/api/hooks/*', server);
-  app.use('/api/admin/*', server);
-  app.use('/api/openapi.json', server);
-  app.use('/healthz', pageSecurityHeaders());
+  registry.use('/api/bills', browser);
+  registry.on('OPTIONS', '/api/bills/:billId', browser);
+  registry.use('/api/bills/:billId/:action', browser);
+  registry.use('/api/hooks/*', server);
+  registry.use('/api/admin/*', server);
+  registry.use('/api/openapi.json', server);
+  registry.use('/healthz', pageSecurityHeaders());
   // What another site could make its visitors' browsers send: JSON only, from allowed origins.
   // Not the service's callback, which takes whatever the service sends.
-  app.on('POST', ['/api/bills', '/api/bills/:billId/cancel', '/api/admin/*'], crossSiteGuard({ origins: config.allowedOrigins }));
+  registry.on('POST', ['/api/bills', '/api/bills/:billId/cancel', '/api/admin/*'], crossSiteGuard({ origins: config.allowedOrigins }));
   // Only requests with a body: reading a GET's body would cost a full Request per read.
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
+  registry.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
     maxBytes: config.bodyLimitBytes,
     onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
   }));
-  app.route('/api/bills', billRoutes(services));
-  app.route('/api/hooks/callback', callbackRoutes(services));
-  app.route('/api/hooks/return', returnRoutes(services));
-  app.route('/api/admin', adminRoutes(services));
-  app.route('/api', openApiRoutes());
-  app.route('/', healthRoutes(services));
+  registry.route('/api/bills', billRoutes(services));
+  registry.route('/api/hooks/callback', callbackRoutes(services));
+  registry.route('/api/hooks/return', returnRoutes(services));
+  registry.route('/api/admin', adminRoutes(services));
+  registry.route('/api', openApiRoutes());
+  registry.route('/', healthRoutes(services));
+  const checkout = new Hono();
+  checkout.notFound(notFound());
+  const guarded = jsonErrors(log);
+  for (const route of registry.routes) checkout.on(route.method, route.path, guarded(route.handler));
 
   const parts: BillCheckoutParts = {
     ready: () => hub.ready(),
@@ -217,5 +220,5 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     },
     refresher, reconciler, noticeWorker, hub, alerts,
   };
-  return Object.assign(app, parts);
+  return Object.assign(checkout, parts);
 }

@@ -1,32 +1,10 @@
-// Configuration from an environment record. Only server/main.ts passes `process.env`; everything
+// Configuration from an environment record. Only the Node entry passes `process.env`; everything
 // else receives a Config. Every item the spec marks "not shown" is here, with a default that
 // matches the sandbox (README, "What the spec does not show").
+import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../sandbox/credentials.js';
+import type { UpstreamConfig } from './upstream/types.js';
 
-export interface OperationShape {
-  /** HTTP method, upper case. */
-  method: string;
-  /** Path under the base URL; `{billId}` is replaced, URL-encoded. */
-  path: string;
-}
-
-export interface UpstreamConfig {
-  /** The service's `{base_url}`, path prefix kept, no trailing slash. */
-  baseUrl: string;
-  key: string;
-  secret: string;
-  /** A built-in signing scheme name or a path to an ES module (default export `sign`). */
-  signer: string;
-  /** Envelope `code` values that mean success. */
-  okCodes: number[];
-  /** Per-attempt timeout. */
-  timeoutMs: number;
-  /** Retries of requery and list after a network error, timeout or 5xx. */
-  retries: number;
-  /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
-  cancel: OperationShape & { body: string | null };
-  /** Bind customer: method and path; the body is the customer's information as given. */
-  bind: OperationShape & { idField: string };
-}
+export type { OperationShape, UpstreamConfig } from './upstream/types.js';
 
 export interface StatusCodes {
   pending: number[];
@@ -87,9 +65,7 @@ export interface Config {
   noticeLeaseMs: number;
 }
 
-/** The sandbox's demo pair: public knowledge, only good against the sandbox. */
-export const SANDBOX_DEMO_KEY = 'sandbox-demo-key';
-export const SANDBOX_DEMO_SECRET = 'sandbox-demo-secret';
+export { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

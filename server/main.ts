@@ -8,21 +8,21 @@ import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBillCheckout } from './app.js';
-import { clientAddress } from './client-address.js';
+import { clientAddress } from './http/client-address.js';
 import { ConfigError, configSecrets, loadConfig, withoutUserinfo } from './config.js';
 import type { Config } from './config.js';
-import { randomToken } from './create/random.js';
-import { demoResolveOrder } from './demo-orders.js';
-import { demoOrderRoutes, mintDemoOrder } from './demo-routes.js';
+import { randomToken } from './domain/create/random.js';
+import { demoResolveOrder } from './demo-orders/catalogue.js';
+import { demoOrderRoutes, mintDemoOrder } from './demo-orders/routes.js';
 import { createLogger } from './log.js';
-import { bodyLimit } from './middleware/body-limit.js';
-import { errorBody } from './middleware/errors.js';
-import { pageSecurityHeaders, stampPageSecurity } from './middleware/security-headers.js';
-import { nodeHmacSha256 } from './node/hmac.js';
-import { nodeFetch } from './node/http-fetch.js';
-import { nodeSse } from './node/sse-socket.js';
-import { createSandbox } from './sandbox/sandbox.js';
-import type { Sandbox } from './sandbox/sandbox.js';
+import { bodyLimit } from './http/middleware/body-limit.js';
+import { errorBody } from './http/errors.js';
+import { pageSecurityHeaders, stampPageSecurity } from './http/middleware/security-headers.js';
+import { nodeHmacSha256 } from './platform/node/hmac.js';
+import { nodeHttpClient } from './platform/node/http-client.js';
+import { nodeSse } from './platform/node/sse-socket.js';
+import { createSandbox } from '../sandbox/sandbox.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { openStore } from './store/open-store.js';
 import { createBillApi, loadSigner } from './upstream/index.js';
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   if (config.embeddedSandbox) sandbox = createSandbox({ publicUrl: `${config.publicUrl}/sandbox`, controls: !config.production });
   // node:crypto's HMAC and node:http under the upstream client: the same calls at a fraction of the CPU.
   const signer = await loadSigner(config.upstream.signer, importSigner, nodeHmacSha256);
-  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, fetch: nodeFetch() });
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: nodeHttpClient() });
   // The checkout is the root app; the rest is added to it (see app.ts on why not app.route()).
   const app = createBillCheckout({
     config, upstream, store, log,

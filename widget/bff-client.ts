@@ -1,4 +1,4 @@
-import type { BillView, CreatedBillView, ErrorBody } from './bill-view.js';
+import type { BillView, CreatedBillView, ErrorBody } from '../contract/bill-view.js';
 import type { Clock } from './clock.js';
 
 /** What a bill is created from: the merchant's order (with its ticket), or an amount (decimal text). */

@@ -1,9 +1,9 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import type { BillView, Outcome } from './bill-view.js';
+import type { BillView, Outcome } from '../contract/bill-view.js';
 import { backoffDelay, sleep } from './backoff.js';
 import { BffClient, BffError, isBillView, type BillRef, type CreateInput, type Transport } from './bff-client.js';
 import { Clock } from './clock.js';
-import { CountdownController } from './countdown-controller.js';
+import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
 import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
 import { formatAmount, formatDuration } from './format.js';
@@ -11,7 +11,7 @@ import { icons } from './icons.js';
 import { qrPath, type QrPath } from './qr-code.js';
 import { clearSaved, readSaved, resumeKey, writeSaved } from './resume.js';
 import { parseSchemes, safeUrl } from './safe-url.js';
-import { StatusController } from './status-controller.js';
+import { StatusController } from './controllers/status-controller.js';
 import { stringsFor, type Strings } from './strings.js';
 import { styles } from './styles.js';
 

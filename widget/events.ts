@@ -1,4 +1,4 @@
-import type { BillView } from './bill-view.js';
+import type { BillView } from '../contract/bill-view.js';
 
 /** The base of the element's events: bubbling, composed, with a typed `detail`. */
 export class BillEvent<T> extends Event {

@@ -5,4 +5,4 @@ export { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } fro
 export { BffError } from './bff-client.js';
 export { safeUrl } from './safe-url.js';
 export { en as englishStrings, stringsFor, type Strings } from './strings.js';
-export type { BillView, CreatedBillView, ErrorBody, Outcome } from './bill-view.js';
+export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/bill-view.js';

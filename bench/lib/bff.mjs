@@ -12,8 +12,8 @@ import { importTs } from './ts.mjs';
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
-  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeFetch }, { nodeHmacSha256 }] =
-    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/node/sse-socket.ts', 'server/node/http-fetch.ts', 'server/node/hmac.ts']
+  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts']
       .map(importTs));
   let handler = () => new globalThis.Response('starting', { status: 503 });
   const served = await listen((req, env) => handler(req, env));
@@ -32,7 +32,7 @@ export async function startBff(options) {
   const store = await openStore(config.databaseUrl);
   // As main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
   const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);
-  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, fetch: nodeFetch() });
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: nodeHttpClient() });
   const log = createLogger({
     secrets: [config.upstream.key, config.upstream.secret],
     ...(options.log === 'stdout' ? {} : { write: () => undefined }),

@@ -8,7 +8,7 @@ import { importTs } from './ts.mjs';
  * send them at a chosen pace). Returns { url, sandbox, requeryTimes: Map<billId, ms[]>, close }.
  */
 export async function startSandbox(options = {}) {
-  const { createSandbox } = await importTs('server/sandbox/sandbox.ts');
+  const { createSandbox } = await importTs('sandbox/sandbox.ts');
   const requeryTimes = new Map();
   let sandbox = null;
   const served = await listen((req) => {

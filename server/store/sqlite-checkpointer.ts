@@ -4,25 +4,22 @@
 // virtual disk, every ~10 s under a few dozen writes a second). A PASSIVE checkpoint elsewhere
 // does not block the writer. Not too often either: the checkpoint's fsync of the database file
 // slows the writer's own WAL fsyncs while it runs (every 1 s measured worse than every 5 s).
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { CheckpointResult } from './sqlite-checkpoint-worker.js';
 
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = FULL');
-parentPort.on('message', (m) => {
-  if (m !== 'checkpoint') return;
-  try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ ok: true, frames: r.log, copied: r.checkpointed });
-  } catch (error) {
-    parentPort.postMessage({ ok: false, error: String(error && error.message || error) });
-  }
-});
-`;
+/**
+ * The worker: the compiled JavaScript beside this file; from the TypeScript sources (tests, `tsx`),
+ * the .ts file behind tsx's loader, which a worker thread does not inherit from its parent.
+ */
+function startWorker(workerData: { path: string }): Worker {
+  const compiled = new URL('./sqlite-checkpoint-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
+  const source = new URL('./sqlite-checkpoint-worker.ts', import.meta.url).href;
+  const loader = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(loader, { eval: true, workerData });
+}
 
 export interface Checkpointer {
   close(): Promise<void>;
@@ -38,10 +35,7 @@ export interface CheckpointerOptions {
 }
 
 export function startCheckpointer({ path, intervalMs, onFailure, onCheckpoint }: CheckpointerOptions): Checkpointer {
-  const worker = new Worker(WORKER, {
-    eval: true,
-    workerData: { path, module: createRequire(import.meta.url).resolve('better-sqlite3') },
-  });
+  const worker = startWorker({ path });
   worker.unref();
   let failed = false;
   const fail = (error: string) => {
@@ -51,7 +45,7 @@ export function startCheckpointer({ path, intervalMs, onFailure, onCheckpoint }:
     onFailure(error);
   };
   let busy = false;
-  worker.on('message', (m: { ok: true; frames: number; copied: number } | { ok: false; error: string }) => {
+  worker.on('message', (m: CheckpointResult) => {
     busy = false;
     if (m.ok) onCheckpoint?.({ frames: m.frames, copied: m.copied });
     else fail(m.error);

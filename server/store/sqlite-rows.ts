@@ -1,6 +1,6 @@
 // Rows as SQLite returns them, and their mapping to the store contract's types.
 
-import type { Outcome } from '../../widget/bill-view.js';
+import type { Outcome } from '../../contract/bill-view.js';
 import type { CreateState, Notice, NoticeChannel, StoredBill } from './types.js';
 
 export interface BillRow {

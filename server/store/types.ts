@@ -1,7 +1,8 @@
-// The store contract. SQLite implements it now; PostgreSQL follows with the same contract tests,
-// so every method is async and every multi-step change is one transaction inside the store.
+// The store contract, implemented by SQLite (one process) and PostgreSQL (several), both held to
+// the same contract tests: every method is async and every multi-step change is one transaction
+// inside the store. Storage knows nothing of HTTP.
 
-import type { Outcome } from '../../widget/bill-view.js';
+import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../upstream/types.js';
 
 /** Where a bill is in our own create flow (not the service's status). */

@@ -1,20 +1,20 @@
 // The typed client of the bill payment service: one method per operation of spec section 4.
 import type { z } from 'zod';
-import { ConfigError, type UpstreamConfig } from '../config.js';
-import { isDecimal, toDecimal } from '../decimal.js';
-import { BillApiResponseError, type BillOperation } from './errors.js';
+import { isDecimal, toDecimal } from '../../contract/decimal.js';
+import { BillApiConfigError, BillApiResponseError, type BillOperation } from './errors.js';
 import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
 import { createTransport, defaultSleep, type Answer } from './transport.js';
 import type {
-  BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, ListBillsInput,
-  ListBillsResult, Signer, StatusRecord,
+  BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
+  ListBillsResult, Signer, StatusRecord, UpstreamConfig,
 } from './types.js';
 
 export interface BillApiOptions {
   signer: Signer;
   /** First page index of list (BILL_PAGE_BASE); used by findByMerchantReference. */
   pageBase: 0 | 1;
-  fetch?: typeof fetch;
+  /** How requests reach the service (default: the global fetch). */
+  http?: HttpClient;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   /** Backoff before retry n (from 0) is random() × min(maxBackoffMs, baseBackoffMs × 2^n). */
@@ -47,14 +47,14 @@ function checkConfig(config: UpstreamConfig): void {
   try {
     new URL(config.baseUrl);
   } catch {
-    throw new ConfigError(`BILL_API_BASE_URL must be an absolute http(s) URL, got "${config.baseUrl}"`);
+    throw new BillApiConfigError(`BILL_API_BASE_URL must be an absolute http(s) URL, got "${config.baseUrl}"`);
   }
   const sample = cancelBody(config.cancel.body, 'sample-"bill"-id');
   if (sample !== null) {
     try {
       JSON.parse(sample);
     } catch {
-      throw new ConfigError(`BILL_CANCEL_BODY must be a JSON template such as {"billId":"{billId}"} (or "none" for no body), got ${config.cancel.body}`);
+      throw new BillApiConfigError(`BILL_CANCEL_BODY must be a JSON template such as {"billId":"{billId}"} (or "none" for no body), got ${config.cancel.body}`);
     }
   }
 }
@@ -63,7 +63,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
   checkConfig(config);
   const send = createTransport(config, {
     signer: options.signer,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    http: options.http ?? ((url, request) => fetch(url, request)),
     sleep: options.sleep ?? defaultSleep,
     random: options.random ?? Math.random,
     baseBackoffMs: options.baseBackoffMs ?? 250,

@@ -1,6 +1,14 @@
 // One error class per cause, so callers branch on `instanceof` and read the fields they need.
 // Messages say what to change; they never carry the secret or a signature.
 
+/**
+ * The client cannot be built as configured (a base URL, a cancel template or a signer that cannot
+ * work). The message names the setting and says what it must be.
+ */
+export class BillApiConfigError extends Error {
+  override name = 'BillApiConfigError';
+}
+
 export type BillOperation = 'create' | 'list' | 'findByMerchantReference' | 'requery' | 'cancel' | 'bind';
 
 export interface BillApiErrorOptions {

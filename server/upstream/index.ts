@@ -1,6 +1,6 @@
 export { createBillApi, type BillApiOptions } from './client.js';
 export {
-  BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,
+  BillApiAbortError, BillApiAuthError, BillApiConfigError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,
   BillApiResponseError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
 } from './errors.js';
 export { AMOUNT_FIELDS, parseJsonLossless, quoteNumberMembers } from './lossless-json.js';

@@ -2,7 +2,7 @@
 // number or string, references absent/null/''), strict on what the BFF relies on. Unknown members
 // are dropped.
 import { z } from 'zod';
-import { compareDecimal, toDecimal } from '../decimal.js';
+import { compareDecimal, toDecimal } from '../../contract/decimal.js';
 import type { CreatedBill, StatusRecord } from './types.js';
 
 /** Digits with an optional fraction, no sign, no exponent, at most 30 digits each side. */

@@ -1,5 +1,5 @@
 // The `Sign` header (BILL_SIGNER): built-in HMAC schemes on crypto.subtle, or a merchant's module.
-import { ConfigError } from '../config.js';
+import { BillApiConfigError } from './errors.js';
 import type { SignInput, Signer } from './types.js';
 
 /** What the built-in schemes sign: `METHOD\nPATH\nQUERY\nBODY`. */
@@ -81,16 +81,16 @@ export async function loadSigner(
   const builtIn = builtInSigner(name, mac);
   if (builtIn) return builtIn;
   if (!name || !looksLikeModule(name)) {
-    throw new ConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);
+    throw new BillApiConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);
   }
   let mod: unknown;
   try {
     mod = await importModule(name);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new ConfigError(`BILL_SIGNER "${name}" could not be loaded (${why}). ${WHAT_IT_MUST_BE}`, { cause: err });
+    throw new BillApiConfigError(`BILL_SIGNER "${name}" could not be loaded (${why}). ${WHAT_IT_MUST_BE}`, { cause: err });
   }
   const sign = pickSign(mod);
-  if (!sign) throw new ConfigError(`BILL_SIGNER "${name}" exports no sign function. ${WHAT_IT_MUST_BE}`);
+  if (!sign) throw new BillApiConfigError(`BILL_SIGNER "${name}" exports no sign function. ${WHAT_IT_MUST_BE}`);
   return sign;
 }

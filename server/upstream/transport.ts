@@ -1,5 +1,5 @@
 // One signed HTTP exchange with the service, its timeout, and the retry loop around it.
-import type { UpstreamConfig } from '../config.js';
+import type { UpstreamConfig } from './types.js';
 import { createRedactor, truncate } from '../redact.js';
 import {
   BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError,
@@ -8,11 +8,11 @@ import {
 } from './errors.js';
 import { parseJsonLossless } from './lossless-json.js';
 import { envelopeSchema } from './schemas.js';
-import type { Signer } from './types.js';
+import type { HttpClient, HttpResponse, Signer } from './types.js';
 
 export interface TransportOptions {
   signer: Signer;
-  fetch: typeof fetch;
+  http: HttpClient;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   baseBackoffMs: number;
@@ -80,7 +80,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const credentialsHint = () =>
     `Check BILL_API_KEY and BILL_API_SECRET, and that BILL_SIGNER (now "${config.signer}") is the scheme the service expects.`;
 
-  function classify(spec: RequestSpec, res: Response, text: string, url: URL): Attempt {
+  function classify(spec: RequestSpec, res: HttpResponse, text: string, url: URL): Attempt {
     const { operation: op } = spec;
     const status = res.status;
     const is2xx = status >= 200 && status < 300;
@@ -194,7 +194,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const unknown = op === 'create';
     try {
       if (callerSignal?.aborted) return fail(abortError(op, false));
-      const res = await options.fetch(url.href, {
+      const res = await options.http(url.href, {
         method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
       });
       const text = await res.text();

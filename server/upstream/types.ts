@@ -1,5 +1,31 @@
-// The bill payment service's interface as the spec describes it (sections 2 and 4).
-// Amounts are exact decimal text here, whatever JSON type the service used.
+// The bill payment service's interface as the spec describes it (sections 2 and 4), and what the
+// client needs to reach it. Amounts are exact decimal text here, whatever JSON type the service used.
+
+export interface OperationShape {
+  /** HTTP method, upper case. */
+  method: string;
+  /** Path under the base URL; `{billId}` is replaced, URL-encoded. */
+  path: string;
+}
+
+export interface UpstreamConfig {
+  /** The service's `{base_url}`, path prefix kept, no trailing slash. */
+  baseUrl: string;
+  key: string;
+  secret: string;
+  /** A built-in signing scheme name or a path to an ES module (default export `sign`). */
+  signer: string;
+  /** Envelope `code` values that mean success. */
+  okCodes: number[];
+  /** Per-attempt timeout. */
+  timeoutMs: number;
+  /** Retries of requery and list after a network error, timeout or 5xx. */
+  retries: number;
+  /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
+  cancel: OperationShape & { body: string | null };
+  /** Bind customer: method and path; the body is the customer's information as given. */
+  bind: OperationShape & { idField: string };
+}
 
 /** Section 2.2: the bill as returned by create. */
 export interface CreatedBill {
@@ -88,3 +114,26 @@ export interface BillApi {
   cancelBill(billId: string, options?: CallOptions): Promise<void>;
   bindCustomer(input: BindCustomerInput, options?: CallOptions): Promise<BindCustomerResult>;
 }
+
+/** One request of the client: a JSON call with a text body; redirects are never followed. */
+export interface HttpRequest {
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal;
+  redirect: 'manual';
+}
+
+/** What the client reads of an answer. */
+export interface HttpResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/**
+ * The client's one need of HTTP, narrow so that any implementation can be honest about it: the
+ * global `fetch` is one, `nodeHttpClient()` (platform/node) another. A failure to get an answer
+ * rejects with an error whose `cause` says why (a socket's error code), or with the signal's reason.
+ */
+export type HttpClient = (url: string, request: HttpRequest) => Promise<HttpResponse>;

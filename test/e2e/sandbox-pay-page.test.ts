@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { callbacksUntil, newBill, startReceiver, startSandbox } from '../server/support/sandbox-harness.js';
+import { callbacksUntil, newBill, startReceiver, startSandbox } from '../sandbox/support/harness.js';
 
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { TestContext } from 'node:test';
-import type { CreatedBillView } from '../../widget/bill-view.js';
+import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startChildWorld } from './support/child-world.js';
 import { percentile } from './support/watchers.js';
 

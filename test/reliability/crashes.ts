@@ -3,10 +3,10 @@
 import type { TestContext } from 'node:test';
 import { createBillApi, loadSigner } from '../../server/upstream/index.js';
 import { loadConfig } from '../../server/config.js';
-import { outcomeOf } from '../../server/status/outcome.js';
+import { outcomeOf } from '../../server/domain/status/outcome.js';
 import { openStore } from '../../server/store/open-store.js';
-import type { CreatedBillView, Outcome } from '../../widget/bill-view.js';
-import { seeded } from '../server/support/sandbox-harness.js';
+import type { CreatedBillView, Outcome } from '../../contract/bill-view.js';
+import { seeded } from '../sandbox/support/harness.js';
 import type { Fate } from './faults.js';
 import { CHILD_KEY, CHILD_SECRET, startChildWorld } from './support/child-world.js';
 import { eachLimited, within } from './support/figures.js';

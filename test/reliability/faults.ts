@@ -3,10 +3,10 @@
 // outcome is compared with the service's truth, each final bill's notices are counted, and every
 // view a simulated widget received is checked against that truth.
 import type { TestContext } from 'node:test';
-import type { BillView, CreatedBillView, Outcome } from '../../widget/bill-view.js';
-import { outcomeOf } from '../../server/status/outcome.js';
+import type { BillView, CreatedBillView, Outcome } from '../../contract/bill-view.js';
+import { outcomeOf } from '../../server/domain/status/outcome.js';
 import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
-import { seeded } from '../server/support/sandbox-harness.js';
+import { seeded } from '../sandbox/support/harness.js';
 import { eachLimited, within } from './support/figures.js';
 import { noticeProblems, startMerchant, WEBHOOK_SECRET } from './support/merchant.js';
 import { createRecorder, findLeaks } from './support/record.js';
@@ -54,9 +54,9 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
       onFinal: (view: BillView) => void hooks.set(view.billId, (hooks.get(view.billId) ?? 0) + 1),
     },
     sandbox: { random: seeded(o.seed + 1), callbackRetryDelayMs: 20 },
-    upstreamFetch: (real) => async (input, init) => {
-      const res = await real(input, init);
-      if (String(input instanceof Request ? input.url : input).includes('/v1/bill/requery')) {
+    upstreamHttp: (real) => async (url, request) => {
+      const res = await real(url, request);
+      if (url.includes('/v1/bill/requery')) {
         if (res.status === 500) requeryErrors++;
         if (res.status === 503) requeryHangs++;
       }

@@ -1,13 +1,13 @@
 // Forged callbacks, returns, reads and cancels: right bill ids with wrong tokens, right tokens with
 // lying bodies and queries. None may change a status; a wrong token may not cost a requery.
 import type { TestContext } from 'node:test';
-import { outcomeOf } from '../../server/status/outcome.js';
-import type { CreatedBillView } from '../../widget/bill-view.js';
+import { outcomeOf } from '../../server/domain/status/outcome.js';
+import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
-import { seeded } from '../server/support/sandbox-harness.js';
+import { seeded } from '../sandbox/support/harness.js';
 import { eachLimited } from './support/figures.js';
 import { createRecorder, findLeaks } from './support/record.js';
-import { returnToken } from '../../server/create/hook-urls.js';
+import { returnToken } from '../../server/domain/create/hook-urls.js';
 
 export interface ForgeryFigures {
   forgeries: number;

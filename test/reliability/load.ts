@@ -1,8 +1,8 @@
 // Load: many widgets (SSE and polling) watch bills on server/main.ts while the bills are paid.
 // Zero errors; every watcher ends on the bill's true final state; latencies are printed.
 import type { TestContext } from 'node:test';
-import { nodeFetch } from '../../server/node/http-fetch.js';
-import type { CreatedBillView } from '../../widget/bill-view.js';
+import { nodeHttpClient } from '../../server/platform/node/http-client.js';
+import type { CreatedBillView } from '../../contract/bill-view.js';
 import { eachLimited, within } from './support/figures.js';
 import { startChildWorld } from './support/child-world.js';
 import { createWatcher, percentile, wrongViews } from './support/watchers.js';
@@ -47,7 +47,11 @@ export async function runLoad(
   });
   // Polls go through node:http: this one process plays every widget, and undici's fetch would
   // make its own pauses (GC, CPU) the larger part of the latencies it reports.
-  const pollFetch = nodeFetch();
+  const pollHttp = nodeHttpClient();
+  const pollFetch: typeof fetch = async (input) => {
+    const answer = await pollHttp(String(input), { method: 'GET', headers: {}, body: undefined, signal: AbortSignal.timeout(30_000), redirect: 'manual' });
+    return new Response(await answer.text(), { status: answer.status });
+  };
   const watchers: Watcher[] = Array.from({ length: o.widgets }, (_, i) => i % 2 === 0
     ? createWatcher(w.base, bills[i % billCount]!, 'sse', fetch)
     : createWatcher(w.base, bills[i % billCount]!, 'poll', pollFetch));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseJsonLossless } from '../../server/upstream/lossless-json.js';
 import { createdBillSchema, statusRecordSchema } from '../../server/upstream/schemas.js';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { returnToken } from '../../server/create/hook-urls.js';
+import { returnToken } from '../../server/domain/create/hook-urls.js';
 import type { Store } from '../../server/store/types.js';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { nextCallback, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 

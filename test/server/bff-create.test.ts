@@ -111,15 +111,12 @@ test('a create whose answer is lost is settled by listing our merchantReference 
   let lose = 1;
   const h = await startHarness(t, {
     env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN },
-    upstreamFetch: (real) => async (input, init) => {
-      const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+    upstreamHttp: (real) => async (url, request) => {
+      const path = new URL(url).pathname;
       calls.push(path);
-      if (path.endsWith('/v1/bill/create')) refs.push((JSON.parse(String(init?.body)) as { merchantReference: string }).merchantReference);
-      const res = await real(input, init);
-      if (path.endsWith('/v1/bill/create') && lose-- > 0) {
-        await res.body?.cancel();
-        throw new TypeError('fetch failed: socket hang up');
-      }
+      if (path.endsWith('/v1/bill/create')) refs.push((JSON.parse(String(request.body)) as { merchantReference: string }).merchantReference);
+      const res = await real(url, request);
+      if (path.endsWith('/v1/bill/create') && lose-- > 0) throw new TypeError('fetch failed: socket hang up');
       return res;
     },
   });

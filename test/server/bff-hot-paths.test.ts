@@ -2,10 +2,11 @@
 // shared by all watchers, and applyStatus calls committed together.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Hono } from 'hono';
 import { openStore } from '../../server/store/open-store.js';
 import type { Store } from '../../server/store/types.js';
 import type { StatusRecord } from '../../server/upstream/types.js';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { nextCallback, startHarness } from './support/harness.js';
 import { readSse } from './support/sse.js';
 
@@ -48,6 +49,33 @@ test('status reads: fresh reads come from memory; a status this process stores i
   assert.equal(after.outcome, 'paid');
   assert.equal(h.requeries(bill.billId), requeries, 'served from what the callback stored');
   await h.sandbox.idle();
+});
+
+test('the status read of a fresh cached bill answers without a promise, as the root app and mounted with app.route()', async (t) => {
+  const h = await startHarness(t);
+  const bill = await h.create();
+  const path = `/api/bills/${bill.billId}?token=${bill.token}`;
+  await (await h.request(path)).body?.cancel(); // requeried once: now fresh and cached
+  const merchant = new Hono();
+  merchant.get('/shop', (c) => c.text('shop'));
+  merchant.route('/', h.app);
+  const prefixed = new Hono();
+  prefixed.route('/pay', h.app);
+  for (const [name, app, url] of [
+    ['root', h.app, path], ['app.route("/", checkout)', merchant, path], ['app.route("/pay", checkout)', prefixed, `/pay${path}`],
+  ] as const) {
+    const answer = app.fetch(new Request(`http://localhost${url}`));
+    assert.ok(answer instanceof Response, `${name}: a Response, not a Promise`);
+    assert.equal(answer.status, 200, name);
+    assert.equal(((await answer.json()) as BillView).billId, bill.billId);
+  }
+  // Errors are still the JSON body everywhere, also from a mounted checkout.
+  const wrong = await merchant.fetch(new Request(`http://localhost/api/bills/${bill.billId}?token=wrong`));
+  assert.equal(wrong.status, 404);
+  assert.deepEqual(await wrong.json(), { error: { code: 'not_found', message: 'No such bill.' } });
+  const refused = await prefixed.fetch(new Request('http://localhost/pay/api/bills', { method: 'POST', body: 'x', headers: { 'Content-Type': 'text/plain' } }));
+  assert.equal(refused.status, 415);
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
 });
 
 test('status reads: a status stored behind this process\'s back is served within one refresh window', async (t) => {

@@ -21,7 +21,7 @@ async function code(res: Response): Promise<string | null> {
 
 async function hookPaths(h: Harness, billId: string) {
   const stored = (await h.store.getByBillId(billId))!;
-  const { hookUrls } = await import('../../server/create/hook-urls.js');
+  const { hookUrls } = await import('../../server/domain/create/hook-urls.js');
   const urls = await hookUrls(h.url, stored.merchantReference, stored.hookToken);
   return { callback: new URL(urls.callbackUrl).pathname, return: new URL(urls.redirectUrl).pathname };
 }
@@ -175,8 +175,8 @@ test('a service that echoes our key or secret in its message does not pass it to
   const h = await startHarness(t, {
     secret,
     env: { ADMIN_TOKEN: TEST_ADMIN_TOKEN },
-    upstreamFetch: (real) => async (input, init) => {
-      if (!echo) return real(input, init);
+    upstreamHttp: (real) => async (url, request) => {
+      if (!echo) return real(url, request);
       const message = `bad request from key ${TEST_KEY} signed with ${secret}`;
       return new Response(JSON.stringify({ code: 1003, message, data: null }), { status: 400, headers: json });
     },

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { ApiError } from '../../server/middleware/errors.js';
-import type { BillNotice } from '../../server/bill-view.js';
-import { orderTicket, verifyOrderTicket } from '../../server/orders/order-ticket.js';
-import type { CreatedBillView } from '../../widget/bill-view.js';
+import { CheckoutError } from '../../server/domain/errors.js';
+import type { BillNotice } from '../../server/domain/bill-view.js';
+import { orderTicket, verifyOrderTicket } from '../../server/domain/orders/order-ticket.js';
+import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startHarness, TEST_ADMIN_TOKEN, TEST_TICKET_SECRET } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { serveOn } from './support/servers.js';
@@ -101,7 +101,7 @@ test('without ORDER_TICKET_SECRET against a real service, order creates need a r
   const h = await startHarness(t, {
     hooks: {
       async resolveOrder(orderId, { request }) {
-        if (request.headers.get('cookie') !== 'session=alice') throw new ApiError(403, 'order_not_yours', 'Sign in to pay this order.');
+        if (request.headers.get('cookie') !== 'session=alice') throw new CheckoutError('forbidden', 'order_not_yours', 'Sign in to pay this order.');
         return orderId === 'order-1' ? { amount: '10' } : null;
       },
     },

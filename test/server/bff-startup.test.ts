@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
-import { createSandbox } from '../../server/sandbox/sandbox.js';
-import type { CreatedBillView } from '../../widget/bill-view.js';
+import { createSandbox } from '../../sandbox/sandbox.js';
+import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startMain } from './support/child.js';
 import { freePort, serveOn } from './support/servers.js';
 

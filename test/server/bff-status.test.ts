@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { nextCallback, startHarness } from './support/harness.js';
 import { readSse } from './support/sse.js';
 

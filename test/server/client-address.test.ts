@@ -2,7 +2,7 @@
 // outermost one saw. Unit cases, then the create rate limit through server/main.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clientAddress } from '../../server/client-address.js';
+import { clientAddress } from '../../server/http/client-address.js';
 import { startChildWorld } from '../reliability/support/child-world.js';
 
 test('with no proxy trusted, X-Forwarded-For is ignored', () => {

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../server/log.js';
-import { createSharedHub } from '../../server/status/hub.js';
+import { createSharedHub } from '../../server/domain/status/hub.js';
 import type { StoreEvents } from '../../server/store/types.js';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 
 function view(billId: string, outcome: BillView['outcome']): BillView {
   return {

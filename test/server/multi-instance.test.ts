@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import type { BillView, CreatedBillView } from '../../widget/bill-view.js';
+import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
 import { startFleet } from './support/pg-fleet.js';
 import type { Fleet } from './support/pg-fleet.js';
 import { readSse } from './support/sse.js';

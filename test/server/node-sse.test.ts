@@ -13,7 +13,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 const app = new Hono();
 const server = serve({ fetch: (req, env) => app.fetch(req, env), port: 0, hostname: '127.0.0.1' }, async ({ port }) => {
-  const { nodeSse } = await import('./server/node/sse-socket.ts');
+  const { nodeSse } = await import('./server/platform/node/sse-socket.ts');
   app.get('/events', (c) => {
     const { sink, response } = nodeSse(c, { 'Content-Type': 'text/event-stream' }, () => undefined);
     sink.write(new TextEncoder().encode('data: one\\n\\n'));

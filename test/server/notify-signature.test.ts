@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { signWebhook, verifyWebhook } from '../../server/notify/webhook-signature.js';
+import { signWebhook, verifyWebhook } from '../../server/domain/notify/webhook-signature.js';
 
 function reference(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');

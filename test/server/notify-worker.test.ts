@@ -14,12 +14,12 @@ import type { TestContext } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createLogger } from '../../server/log.js';
-import { createNoticeWorker, defaultBackoff, noticeChannels } from '../../server/notify/notice-worker.js';
-import type { NoticeWorkerOptions, WebhookPayload } from '../../server/notify/notice-worker.js';
-import { verifyWebhook } from '../../server/notify/webhook-signature.js';
+import { createNoticeWorker, defaultBackoff, noticeChannels } from '../../server/domain/notify/notice-worker.js';
+import type { NoticeWorkerOptions, WebhookPayload } from '../../server/domain/notify/notice-worker.js';
+import { verifyWebhook } from '../../server/domain/notify/webhook-signature.js';
 import { createSqliteStore } from '../../server/store/sqlite.js';
 import type { NoticeChannel, Store } from '../../server/store/types.js';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { createdBill, newBill, statusRecord } from './store-contract.js';
 
 const T0 = 1_800_000_000_000;

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { verifyOrderTicket } from '../../server/orders/order-ticket.js';
+import { verifyOrderTicket } from '../../server/domain/orders/order-ticket.js';
 
 const run = promisify(execFile);
 const SECRET = 'readme-ticket-secret-"quoted"-0123456789';

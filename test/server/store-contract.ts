@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { Outcome } from '../../widget/bill-view.js';
+import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../../server/upstream/types.js';
 import type { NewBill, Store } from '../../server/store/types.js';
 

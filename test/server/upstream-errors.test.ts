@@ -7,8 +7,8 @@ import {
   BillApiAuthError, BillApiError, BillApiHttpError, BillApiRejectedError, BillApiResponseError, BillApiSignerError,
   builtInSigner, createBillApi, type Signer,
 } from '../../server/upstream/index.js';
-import { nodeFetch } from '../../server/node/http-fetch.js';
-import { listen } from './support/sandbox-harness.js';
+import { nodeHttpClient } from '../../server/platform/node/http-client.js';
+import { listen } from '../sandbox/support/harness.js';
 
 const SECRET = 'TOP-SECRET-do-not-leak';
 
@@ -33,11 +33,11 @@ async function caught(promise: Promise<unknown>): Promise<BillApiError> {
   assert.fail('expected the call to fail');
 }
 
-// Every test runs over both HTTP clients: the web default (undici's fetch) and the Node entry's nodeFetch.
-for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]] as const) {
+// Every test runs over both HTTP clients: the web default (undici's fetch) and the Node entry's nodeHttpClient.
+for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClient()]] as const) {
   function api(base: string, signer: Signer = builtInSigner('hmac-sha256')!) {
     const config = loadConfig({ BILL_API_BASE_URL: base, BILL_API_SECRET: SECRET, BILL_API_RETRIES: '0' }).upstream;
-    return createBillApi(config, { signer, pageBase: 1, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+    return createBillApi(config, { signer, pageBase: 1, ...(fetchImpl ? { http: fetchImpl } : {}) });
   }
 
   test(`401 and 403 are BillApiAuthError, pointing at key, secret and signer (${via})`, async (t) => {

@@ -9,8 +9,8 @@ import {
   BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiTimeoutError,
   type BillApiOptions,
 } from '../../server/upstream/index.js';
-import { nodeFetch } from '../../server/node/http-fetch.js';
-import { listen } from './support/sandbox-harness.js';
+import { nodeHttpClient } from '../../server/platform/node/http-client.js';
+import { listen } from '../sandbox/support/harness.js';
 import { freePort } from './support/servers.js';
 import { recordingClient } from './support/upstream-client.js';
 
@@ -39,10 +39,10 @@ async function rejectsWith<E extends Error>(promise: Promise<unknown>, cls: new 
   assert.fail(`expected ${cls.name}, but the call succeeded`);
 }
 
-// Every test runs over both HTTP clients: the web default (undici's fetch) and the Node entry's nodeFetch.
-for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]] as const) {
+// Every test runs over both HTTP clients: the web default (undici's fetch) and the Node entry's nodeHttpClient.
+for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClient()]] as const) {
   function client(base: string, env: Record<string, string>, extra: Partial<BillApiOptions> = {}) {
-    return recordingClient(base, env, { baseBackoffMs: 100, maxBackoffMs: 300, ...(fetchImpl ? { fetch: fetchImpl } : {}), ...extra });
+    return recordingClient(base, env, { baseBackoffMs: 100, maxBackoffMs: 300, ...(fetchImpl ? { http: fetchImpl } : {}), ...extra });
   }
 
   test(`requery retries HTTP 5xx with capped exponential backoff, then succeeds (${via})`, async (t) => {
@@ -280,24 +280,24 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeFetch()]
   });
 }
 
-test('nodeFetch refuses an answer longer than its maxBytes instead of holding it all', async (t) => {
+test('nodeHttpClient refuses an answer longer than its maxBytes instead of holding it all', async (t) => {
   const app: App = new Hono();
   app.get('/v1/bill/requery', (c) => c.json(ok({ ...RECORD, statusName: 'x'.repeat(5000) })));
   const base = await listen(t, app);
-  const small = recordingClient(base, { BILL_API_RETRIES: '0' }, { fetch: nodeFetch({ maxBytes: 1000 }) });
+  const small = recordingClient(base, { BILL_API_RETRIES: '0' }, { http: nodeHttpClient({ maxBytes: 1000 }) });
   const err = await rejectsWith(small.api.requeryBill('B1'), BillApiNetworkError);
   assert.match(err.message, /longer than 1000 bytes/);
-  const roomy = recordingClient(base, { BILL_API_RETRIES: '0' }, { fetch: nodeFetch({ maxBytes: 10_000 }) });
+  const roomy = recordingClient(base, { BILL_API_RETRIES: '0' }, { http: nodeHttpClient({ maxBytes: 10_000 }) });
   assert.equal((await roomy.api.requeryBill('B1')).statusName.length, 5000);
 });
 
-test('nodeFetch closes a kept-alive socket once idle, before the server would', { timeout: 10_000 }, async (t) => {
+test('nodeHttpClient closes a kept-alive socket once idle, before the server would', { timeout: 10_000 }, async (t) => {
   const server = createServer((_req, res) => res.end(JSON.stringify(ok(RECORD))));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const closed = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
-  const { api } = recordingClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {}, { fetch: nodeFetch({ idleMs: 200 }) });
+  const { api } = recordingClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {}, { http: nodeHttpClient({ idleMs: 200 }) });
   assert.equal((await api.requeryBill('B1')).status, 1);
   // The client hangs up after 200 ms idle; the server would wait a minute.
   await closed;

@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { SANDBOX_DEMO_KEY } from '../../server/config.js';
-import { multiplyDecimal } from '../../server/decimal.js';
-import { createSandbox, type Sandbox } from '../../server/sandbox/sandbox.js';
+import { multiplyDecimal } from '../../contract/decimal.js';
+import { createSandbox, type Sandbox } from '../../sandbox/sandbox.js';
 import {
   BillApiAuthError, BillApiError, BillApiRejectedError, BillApiTimeoutError, builtInSigner,
   type BillApiOptions,

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { Hono, type Context, type Next } from 'hono';
-import { ConfigError, loadConfig } from '../../server/config.js';
-import { nodeHmacSha256 } from '../../server/node/hmac.js';
+import { loadConfig } from '../../server/config.js';
+import { nodeHmacSha256 } from '../../server/platform/node/hmac.js';
 import {
-  builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignInput,
+  BillApiConfigError, builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignInput,
 } from '../../server/upstream/index.js';
-import { listen } from './support/sandbox-harness.js';
+import { listen } from '../sandbox/support/harness.js';
 
 
 interface Seen { method: string; path: string; query: string; body: string; contentType: string | null; key: string | null }
@@ -133,9 +133,9 @@ test('loadSigner explains what BILL_SIGNER must be', async (t) => {
 
   const probe: SignInput = { method: 'GET', path: '/v1/bill', query: 'billId=1', body: '', key: 'k', secret: 's' };
   assert.equal(await (await loadSigner('hmac-sha256', importFile))(probe), await builtInSigner('hmac-sha256')!(probe));
-  await assert.rejects(loadSigner('hmac-sha512', importFile), (e: Error) => e instanceof ConfigError && /Unknown BILL_SIGNER "hmac-sha512".*hmac-sha256, hmac-sha256-base64/.test(e.message));
-  await assert.rejects(loadSigner(noFunction, importFile), (e: Error) => e instanceof ConfigError && /exports no sign function.*default/.test(e.message));
-  await assert.rejects(loadSigner(join(dir, 'missing.mjs'), importFile), (e: Error) => e instanceof ConfigError && /could not be loaded/.test(e.message));
+  await assert.rejects(loadSigner('hmac-sha512', importFile), (e: Error) => e instanceof BillApiConfigError && /Unknown BILL_SIGNER "hmac-sha512".*hmac-sha256, hmac-sha256-base64/.test(e.message));
+  await assert.rejects(loadSigner(noFunction, importFile), (e: Error) => e instanceof BillApiConfigError && /exports no sign function.*default/.test(e.message));
+  await assert.rejects(loadSigner(join(dir, 'missing.mjs'), importFile), (e: Error) => e instanceof BillApiConfigError && /could not be loaded/.test(e.message));
 });
 
 test('a service configured differently works through the environment alone', async (t) => {

@@ -1,7 +1,7 @@
 // Hostile service data reaching the element: markup and script in its text, script and data URLs,
 // absurd amounts and dates. Nothing may run, nothing may leave the element's box.
 import { expect } from '@open-wc/testing';
-import type { BillView } from '../../widget/bill-view.js';
+import type { BillView } from '../../contract/bill-view.js';
 import { FakeEventSource, final, harness, has, part, shadow, text, view, type Harness } from './support.js';
 
 declare global {

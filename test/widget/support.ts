@@ -1,5 +1,5 @@
 import sinon from 'sinon';
-import type { BillView, CreatedBillView } from '../../widget/bill-view.js';
+import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
 import type { BillCheckout } from '../../widget/bill-checkout.js';
 import '../../widget/define.js';
 

@@ -8,9 +8,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { demoResolveOrder } from '../../../server/demo-orders.js';
-import { orderTicket } from '../../../server/orders/order-ticket.js';
-import { createSandbox, type SandboxOptions } from '../../../server/sandbox/sandbox.js';
+import { demoResolveOrder } from '../../../server/demo-orders/catalogue.js';
+import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
+import { createSandbox, type SandboxOptions } from '../../../sandbox/sandbox.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';

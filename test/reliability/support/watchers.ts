@@ -1,5 +1,5 @@
 // Simulated widgets: an SSE watcher or a polling one per bill, recording every BillView received.
-import type { BillView } from '../../../widget/bill-view.js';
+import type { BillView } from '../../../contract/bill-view.js';
 import { readSse } from '../../server/support/sse.js';
 
 export interface Watcher {

@@ -7,22 +7,22 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { createBillCheckout } from '../../../server/app.js';
-import { nodeHmacSha256 } from '../../../server/node/hmac.js';
-import { nodeFetch } from '../../../server/node/http-fetch.js';
-import { nodeSse } from '../../../server/node/sse-socket.js';
-import { webSse } from '../../../server/routes/sse-transport.js';
+import { nodeHmacSha256 } from '../../../server/platform/node/hmac.js';
+import { nodeHttpClient } from '../../../server/platform/node/http-client.js';
+import { nodeSse } from '../../../server/platform/node/sse-socket.js';
+import { webSse } from '../../../server/http/sse/sse-transport.js';
 import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
 import { configSecrets, loadConfig } from '../../../server/config.js';
 import type { Config } from '../../../server/config.js';
 import { createLogger } from '../../../server/log.js';
-import { orderTicket } from '../../../server/orders/order-ticket.js';
-import { createSandbox } from '../../../server/sandbox/sandbox.js';
-import type { Sandbox, SandboxOptions } from '../../../server/sandbox/sandbox.js';
+import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
+import { createSandbox } from '../../../sandbox/sandbox.js';
+import type { Sandbox, SandboxOptions } from '../../../sandbox/sandbox.js';
 import { openStore } from '../../../server/store/open-store.js';
 import type { Store } from '../../../server/store/types.js';
 import { createBillApi, loadSigner } from '../../../server/upstream/index.js';
-import type { BillApi } from '../../../server/upstream/index.js';
-import type { CreatedBillView } from '../../../widget/bill-view.js';
+import type { BillApi, HttpClient } from '../../../server/upstream/index.js';
+import type { CreatedBillView } from '../../../contract/bill-view.js';
 import { serveOn } from './servers.js';
 
 export const TEST_KEY = 'test-key-5b7e0c1d';
@@ -55,8 +55,8 @@ export interface HarnessOptions {
    * `npm start` does: the BFF then knows it is on its embedded sandbox (livemode false).
    */
   embedded?: boolean;
-  /** Wraps the fetch the BFF uses to reach the service (to lose a response, say). */
-  upstreamFetch?: (real: typeof fetch) => typeof fetch;
+  /** Wraps the HTTP client the BFF uses to reach the service (to lose a response, say). */
+  upstreamHttp?: (real: HttpClient) => HttpClient;
   /** Wraps the store the BFF uses (to make it fail, say); `Harness.store` stays the real one. */
   wrapStore?: (store: Store) => Store;
   sseHeartbeatMs?: number;
@@ -136,11 +136,11 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const store = await openStore(config.databaseUrl);
   // Built as main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
   const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);
-  const realFetch = nodeFetch();
+  const realHttp = nodeHttpClient();
   const upstream = createBillApi(config.upstream, {
     signer,
     pageBase: config.pageBase,
-    fetch: options.upstreamFetch ? options.upstreamFetch(realFetch) : realFetch,
+    http: options.upstreamHttp ? options.upstreamHttp(realHttp) : realHttp,
     sleep: async () => undefined,
   });
   const log = createLogger({

@@ -1,8 +1,8 @@
 // Several BFF processes (server/main.ts) on one throwaway PostgreSQL, behind a round-robin
 // balancer that skips dead instances, with the sandbox and a merchant webhook receiver served
 // here. Shared by test/server/multi-*.test.ts and bench/pg-*.mjs.
-import { createSandbox } from '../../../server/sandbox/sandbox.js';
-import type { Sandbox, SandboxOptions } from '../../../server/sandbox/sandbox.js';
+import { createSandbox } from '../../../sandbox/sandbox.js';
+import type { Sandbox, SandboxOptions } from '../../../sandbox/sandbox.js';
 import { startMain } from './child.js';
 import type { Child } from './child.js';
 import { startPg } from './pg.js';

@@ -1,5 +1,5 @@
 // Reads `event: status` messages from a live SSE response.
-import type { BillView } from '../../../widget/bill-view.js';
+import type { BillView } from '../../../contract/bill-view.js';
 
 export interface SseReader {
   /** The next status event, or null when the stream ended. */

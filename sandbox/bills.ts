@@ -1,0 +1,148 @@
+// The in-memory bill book: statuses, transitions and expiry.
+import { multiplyDecimal } from '../contract/decimal.js';
+import type { Dialect, StatusKey } from './dialect.js';
+import { Code, SandboxError } from './envelope.js';
+import { digits, randomToken } from './ids.js';
+import type { StatusRecordWire } from './types.js';
+
+export interface Bill {
+  billId: string;
+  merchantReference: string;
+  requestReference: string;
+  paymentReference: string;
+  /** Canonical decimal text. */
+  amount: string;
+  requireGCAmount: string;
+  currency: string;
+  /** The state; its code and name on the wire come from the dialect. */
+  status: StatusKey;
+  createdAt: number;
+  updatedAt: number;
+  expiredOn: number;
+  callbackUrl: string;
+  redirectUrl: string;
+}
+
+export interface NewBill {
+  amount: string;
+  merchantReference: string | null;
+  callbackUrl: string;
+  redirectUrl: string;
+}
+
+export interface BillBookOptions {
+  now: () => number;
+  random: () => number;
+  lifetimeMs: number;
+  currency: string;
+  gcRate: string;
+  statusNames: Record<StatusKey, string>;
+  /** Called on every move to a final status, after the bill is updated. */
+  onFinal: (bill: Bill) => void;
+}
+
+export function statusRecord(
+  bill: Bill, dialect: Pick<Dialect, 'statuses' | 'statusNames'>, dateTime: 'updated' | 'created' = 'updated',
+): StatusRecordWire {
+  return {
+    billId: bill.billId,
+    merchantReference: bill.merchantReference,
+    requestReference: bill.requestReference,
+    paymentReference: bill.paymentReference,
+    billAmount: bill.amount,
+    currency: bill.currency,
+    status: dialect.statuses[bill.status],
+    statusName: dialect.statusNames[bill.status],
+    isFinal: bill.status !== 'pending',
+    dateTime: dateTime === 'created' ? bill.createdAt : bill.updatedAt,
+  };
+}
+
+export class BillBook {
+  readonly #bills = new Map<string, Bill>();
+  constructor(private readonly o: BillBookOptions) {}
+
+  create(input: NewBill): Bill {
+    const now = this.o.now();
+    const bill: Bill = {
+      billId: `B${randomToken(12)}`,
+      merchantReference: input.merchantReference ?? `SBX-${digits(this.o.random, 10)}`,
+      requestReference: `RQ${digits(this.o.random, 12)}`,
+      paymentReference: '',
+      amount: input.amount,
+      requireGCAmount: multiplyDecimal(input.amount, this.o.gcRate, 4),
+      currency: this.o.currency,
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+      expiredOn: now + this.o.lifetimeMs,
+      callbackUrl: input.callbackUrl,
+      redirectUrl: input.redirectUrl,
+    };
+    this.#bills.set(bill.billId, bill);
+    return bill;
+  }
+
+  /** The bill, expired first when its time is up; throws 1004 when unknown. */
+  get(billId: string): Bill {
+    const bill = this.#bills.get(billId);
+    if (!bill) throw new SandboxError(Code.notFound, 'Bill not found');
+    this.#expireIfDue(bill);
+    return bill;
+  }
+
+  all(): Bill[] {
+    this.sweep();
+    return [...this.#bills.values()];
+  }
+
+  sweep(): void {
+    for (const bill of this.#bills.values()) this.#expireIfDue(bill);
+  }
+
+  clear(): void {
+    this.#bills.clear();
+  }
+
+  pay(billId: string): Bill {
+    const bill = this.pending(billId);
+    bill.paymentReference = `PY${digits(this.o.random, 12)}`;
+    return this.#finish(bill, 'paid', this.o.now());
+  }
+
+  decline(billId: string): Bill {
+    return this.#finish(this.pending(billId), 'failed', this.o.now());
+  }
+
+  cancel(billId: string): Bill {
+    return this.#finish(this.pending(billId), 'cancelled', this.o.now());
+  }
+
+  expire(billId: string): Bill {
+    const bill = this.pending(billId);
+    bill.expiredOn = this.o.now();
+    return this.#finish(bill, 'expired', bill.expiredOn);
+  }
+
+  /** The bill, which must be pending (as every move needs); throws 1004 when unknown, 1005 when final. */
+  pending(billId: string): Bill {
+    const bill = this.get(billId);
+    if (bill.status !== 'pending') {
+      throw new SandboxError(Code.notCancellable, `Bill is ${this.o.statusNames[bill.status]}, not ${this.o.statusNames.pending}`);
+    }
+    return bill;
+  }
+
+  #expireIfDue(bill: Bill): void {
+    if (bill.status === 'pending' && this.o.now() >= bill.expiredOn) {
+      this.#finish(bill, 'expired', bill.expiredOn);
+    }
+  }
+
+  #finish(bill: Bill, status: StatusKey, at: number): Bill {
+    bill.status = status;
+    bill.updatedAt = at;
+    this.o.onFinal(bill);
+    return bill;
+  }
+}

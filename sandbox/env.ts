@@ -1,0 +1,124 @@
+// `npm run sandbox` settings from an environment record (main.ts passes process.env): where it
+// listens, and the dialect and options that make it play a service that chose differently.
+import { isDecimal } from '../contract/decimal.js';
+import { SANDBOX_SIGNERS, STATUS_KEYS, resolveDialect, type Dialect, type StatusCodes, type StatusKey } from './dialect.js';
+import type { SandboxOptions } from './types.js';
+
+type Env = Record<string, string | undefined>;
+
+/** A `SANDBOX_*` setting `npm run sandbox` cannot use; the message names it and what it must be. */
+export class SandboxConfigError extends Error {
+  override name = 'SandboxConfigError';
+}
+
+export interface SandboxSettings {
+  port: number;
+  publicUrl: string;
+  options: SandboxOptions;
+}
+
+function text(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+}
+
+function whole(env: Env, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const v = text(env, name);
+  if (v === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new SandboxConfigError(`${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got "${v}"`);
+  }
+  return Number(v);
+}
+
+function statuses(env: Env): Partial<StatusCodes> | undefined {
+  const v = text(env, 'SANDBOX_STATUSES');
+  if (v === undefined) return undefined;
+  const out: Partial<StatusCodes> = {};
+  for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)\s*=\s*(-?\d+)$/i.exec(part);
+    const key = m?.[1]?.toLowerCase();
+    if (!m || !(STATUS_KEYS as readonly string[]).includes(key!)) {
+      throw new SandboxConfigError(`SANDBOX_STATUSES must be name=code pairs with names ${STATUS_KEYS.join(', ')}, e.g. "pending=10,paid=20"; got "${part}"`);
+    }
+    out[key as StatusKey] = Number(m[2]);
+  }
+  return out;
+}
+
+/** "METHOD /path" (cancel) or "METHOD /path [idField]" (bind). */
+function route(env: Env, name: string, withField: boolean): string[] | undefined {
+  const v = text(env, name);
+  if (v === undefined) return undefined;
+  const parts = v.split(/\s+/);
+  if (parts.length < 2 || parts.length > (withField ? 3 : 2)) {
+    const example = withField ? '"PUT /v2/customers customerRef"' : '"DELETE /v2/bills/{billId}"';
+    throw new SandboxConfigError(`${name} must be "METHOD /path${withField ? ' [idField]' : ''}", e.g. ${example}; got "${v}"`);
+  }
+  return parts;
+}
+
+function dialect(env: Env): Partial<Dialect> {
+  const d: Partial<Dialect> = {};
+  const okCode = text(env, 'SANDBOX_OK_CODE');
+  if (okCode !== undefined) {
+    if (!/^-?\d{1,15}$/.test(okCode)) throw new SandboxConfigError(`SANDBOX_OK_CODE must be a whole number, got "${okCode}"`);
+    d.okCode = Number(okCode);
+  }
+  const codes = statuses(env);
+  if (codes) d.statuses = codes as StatusCodes; // resolveDialect fills the rest from the defaults
+  const sign = text(env, 'SANDBOX_SIGN');
+  if (sign !== undefined) {
+    const signer = Object.hasOwn(SANDBOX_SIGNERS, sign) ? SANDBOX_SIGNERS[sign] : undefined;
+    if (!signer) throw new SandboxConfigError(`SANDBOX_SIGN must be one of ${Object.keys(SANDBOX_SIGNERS).join(', ')}, got "${sign}"`);
+    d.sign = signer;
+  }
+  const cancel = route(env, 'SANDBOX_CANCEL', false);
+  if (cancel) d.cancel = { method: cancel[0]!, path: cancel[1]! };
+  const bind = route(env, 'SANDBOX_BIND', true);
+  if (bind) d.bind = { method: bind[0]!, path: bind[1]!, idField: bind[2] ?? 'customerId' };
+  try {
+    resolveDialect(d);
+  } catch (err) {
+    throw new SandboxConfigError(`Sandbox ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return d;
+}
+
+export function sandboxSettingsFromEnv(env: Env): SandboxSettings {
+  const port = whole(env, 'SANDBOX_PORT', 0, 65535) ?? 8788;
+  const publicUrl = (text(env, 'SANDBOX_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new SandboxConfigError(`SANDBOX_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
+  }
+
+  const options: SandboxOptions = { publicUrl, dialect: dialect(env) };
+  const key = text(env, 'SANDBOX_KEY');
+  const secret = text(env, 'SANDBOX_SECRET');
+  if (key !== undefined) options.key = key;
+  if (secret !== undefined) options.secret = secret;
+  const pageBase = whole(env, 'SANDBOX_PAGE_BASE', 0, 1);
+  if (pageBase !== undefined) options.pageBase = pageBase as 0 | 1;
+  const lifetime = whole(env, 'SANDBOX_BILL_LIFETIME_MS', 1);
+  if (lifetime !== undefined) options.billLifetimeMs = lifetime;
+  const retryDelay = whole(env, 'SANDBOX_CALLBACK_RETRY_DELAY_MS', 0);
+  if (retryDelay !== undefined) options.callbackRetryDelayMs = retryDelay;
+  const gcRate = text(env, 'SANDBOX_GC_RATE');
+  if (gcRate !== undefined) {
+    if (!isDecimal(gcRate)) throw new SandboxConfigError(`SANDBOX_GC_RATE must be decimal text such as 0.0125, got "${gcRate}"`);
+    options.gcRate = gcRate;
+  }
+  const currency = text(env, 'SANDBOX_CURRENCY');
+  if (currency !== undefined) options.currency = currency;
+  return { port, publicUrl, options };
+}
+
+/** One line for the start-up log: what differs from the sandbox's defaults. */
+export function describeDialect(env: Env): string {
+  const names = ['SANDBOX_OK_CODE', 'SANDBOX_STATUSES', 'SANDBOX_SIGN', 'SANDBOX_CANCEL', 'SANDBOX_BIND'];
+  const set = names.filter((n) => text(env, n) !== undefined).map((n) => `${n}=${text(env, n)}`);
+  return set.length ? `dialect: ${set.join('; ')}` : 'dialect: the sandbox defaults';
+}

@@ -1,0 +1,123 @@
+// createSandbox: a faithful simulation of the bill payment service as one Hono app.
+import { Hono } from 'hono';
+import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from './credentials.js';
+import { isDecimal } from '../contract/decimal.js';
+import { BillBook, statusRecord } from './bills.js';
+import { CallbackSender } from './callbacks.js';
+import { controlRoutes } from './control.js';
+import type { Core } from './core.js';
+import { CustomerBook } from './customers.js';
+import { resolveDialect } from './dialect.js';
+import { Code, fail } from './envelope.js';
+import { mergeFaults, noFaults, parseFaults } from './faults.js';
+import { payRoutes } from './pay-routes.js';
+import { serviceRoutes } from './service-routes.js';
+import { TimerSet } from './timers.js';
+import { OPS, type Faults, type Op, type Sandbox, type SandboxOptions, type SandboxStats } from './types.js';
+
+export {
+  DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
+  type StatusKey,
+} from './dialect.js';
+export type { CallbackAttempt, Faults, Lie, Op, Sandbox, SandboxOptions, SandboxStats, StatusRecordWire } from './types.js';
+
+function emptyStats(): SandboxStats {
+  return { calls: Object.fromEntries(OPS.map((op) => [op, 0])) as Record<Op, number>, requeryByBill: {}, callbacks: [] };
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const now = options.now ?? (() => Date.now());
+  const random = options.random ?? Math.random;
+  const gcRate = options.gcRate ?? '0.0125';
+  if (!isDecimal(gcRate)) throw new TypeError(`gcRate must be decimal text, got "${gcRate}"`);
+  const dialect = resolveDialect(options.dialect);
+  const initialFaults = options.faults ? parseFaults(options.faults) : {};
+  let faults: Faults = mergeFaults(noFaults(), initialFaults);
+  let stats = emptyStats();
+  const events = new EventTarget();
+
+  const callbacks = new CallbackSender({
+    now,
+    random,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    retryDelayMs: options.callbackRetryDelayMs ?? 1000,
+    faults: () => faults,
+    report: (attempt) => {
+      stats.callbacks.push(attempt);
+      events.dispatchEvent(new CustomEvent('callback', { detail: attempt }));
+    },
+  });
+
+  const book = new BillBook({
+    now,
+    random,
+    lifetimeMs: options.billLifetimeMs ?? 15 * 60_000,
+    currency: options.currency ?? 'USD',
+    gcRate,
+    statusNames: dialect.statusNames,
+    onFinal: (bill) => callbacks.send(bill.callbackUrl, statusRecord(bill, dialect)),
+  });
+
+  const customers = new CustomerBook();
+  const responseTimers = new TimerSet();
+  const core: Core = {
+    key: options.key ?? SANDBOX_DEMO_KEY,
+    secret: options.secret ?? SANDBOX_DEMO_SECRET,
+    publicUrl: options.publicUrl?.replace(/\/+$/, '') ?? null,
+    pageBase: options.pageBase ?? 1,
+    dialect,
+    now,
+    random,
+    book,
+    customers,
+    faults: () => faults,
+    get stats() {
+      return stats;
+    },
+    timers: responseTimers,
+  };
+
+  const sweepMs = options.sweepIntervalMs ?? 1000;
+  const sweepTimer = sweepMs > 0 ? setInterval(() => book.sweep(), sweepMs) : null;
+  // Do not keep a Node process alive for the sweep alone (a no-op elsewhere).
+  (sweepTimer as { unref?: () => void } | null)?.unref?.();
+
+  const sandbox: Omit<Sandbox, 'app'> = {
+    pay: (billId) => statusRecord(book.pay(billId), dialect),
+    decline: (billId) => statusRecord(book.decline(billId), dialect),
+    expire: (billId) => statusRecord(book.expire(billId), dialect),
+    sweep: () => book.sweep(),
+    setFaults: (f) => {
+      faults = mergeFaults(faults, parseFaults(f));
+    },
+    resetFaults: () => {
+      faults = noFaults();
+    },
+    faults: () => structuredClone(faults),
+    stats: () => structuredClone(stats),
+    reset: () => {
+      callbacks.stop();
+      responseTimers.clear();
+      book.clear();
+      customers.clear();
+      faults = noFaults();
+      stats = emptyStats();
+    },
+    events,
+    idle: () => callbacks.idle(),
+    close: () => {
+      if (sweepTimer !== null) clearInterval(sweepTimer);
+      callbacks.stop();
+      responseTimers.clear();
+    },
+  };
+
+  const app = new Hono();
+  app.route('/', serviceRoutes(core));
+  app.route('/pay', payRoutes(core));
+  // Controls pay any bill without its page: only where the sandbox is a development tool.
+  if (options.controls ?? true) app.route('/_control', controlRoutes(sandbox));
+  app.onError(() => fail(Code.internal, 'Internal error'));
+
+  return { ...sandbox, app };
+}

@@ -1,0 +1,335 @@
+import type { Alerts } from '../alerts.js';
+import type { Config } from '../../config.js';
+import { compareDecimal, toDecimal } from '../../../contract/decimal.js';
+import type { Logger } from '../../log.js';
+import { toBillView } from '../bill-view.js';
+import { CheckoutError } from '../errors.js';
+import type { OrderAmount, ResolveOrder } from '../orders/order-lookup.js';
+import { verifyOrderTicket } from '../orders/order-ticket.js';
+import { createMismatch } from '../status/answer-check.js';
+import { StoreConflictError } from '../../store/errors.js';
+import type { StoredBill, Store } from '../../store/types.js';
+import { BillApiError, BillApiRejectedError } from '../../upstream/errors.js';
+import type { BillApi } from '../../upstream/types.js';
+import type { CreatedBillView } from '../../../contract/bill-view.js';
+import { newMerchantReference, randomToken } from './random.js';
+import type { CreateRequest } from './request.js';
+import { hookUrls } from './hook-urls.js';
+
+export interface BillCreatorOptions {
+  config: Pick<Config, 'publicUrl' | 'clientAmount' | 'embeddedSandbox' | 'orderTicketSecret' | 'orderTicketsRequired' | 'currency'>;
+  upstream: BillApi;
+  store: Store;
+  /** The merchant's amount for an order (hook or ORDER_LOOKUP_URL); null when none is configured. */
+  resolveOrder: ResolveOrder | null;
+  /** The order's amount comes from the merchant's own hook, which may authorize from the request. */
+  hookResolvesOrders: boolean;
+  /** Requeries a bill now (the refresher's news); null when there is no such bill. */
+  refresh: (billId: string) => Promise<StoredBill | null>;
+  alerts: Alerts;
+  now: () => number;
+  log: Logger;
+}
+
+/** A create's answer: 201 with a new (or the order's open) bill, 200 with the order's paid bill. */
+export interface CreateResult {
+  status: 200 | 201;
+  bill: CreatedBillView;
+}
+
+export interface BillCreator {
+  create(request: CreateRequest): Promise<CreateResult>;
+  /** Settles a bill left in `creating`: cancels any orphan the service made, then marks it failed. */
+  settle(bill: StoredBill): Promise<void>;
+}
+
+const PLAIN_AMOUNT = /^\d{1,18}(\.\d{1,18})?$/;
+const unavailable = () => new CheckoutError('upstream', 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
+const ticketInvalid = () =>
+  new CheckoutError('forbidden', 'order_ticket_invalid', "This order needs a valid, unexpired order ticket from the merchant's server (orderTicket).");
+
+/** Positive decimal text, or null. Strings must be plain digits (no exponent to blow up). */
+function positiveAmount(value: string | number): string | null {
+  if (typeof value === 'number' ? !Number.isFinite(value) : !PLAIN_AMOUNT.test(value.trim())) return null;
+  let amount: string;
+  try {
+    amount = toDecimal(value);
+  } catch {
+    // A JSON number like 5e-324 has more decimal places than a decimal amount may.
+    return null;
+  }
+  return compareDecimal(amount, '0') > 0 ? amount : null;
+}
+
+/** The holder of `Idempotency-Key: K` whose create outcome was unknown hands on to the bill under this key. */
+const retryKey = (key: string) => `${key} retry`;
+
+interface Resolved {
+  amount: string;
+  /** The currency the bill must be in, when the order or BILL_CURRENCY says one. */
+  currency: string | null;
+  /** The order's amount and currency as the merchant gave them; null without an order. */
+  order: { amount: string; currency: string | null } | null;
+}
+
+export function createBillCreator(options: BillCreatorOptions): BillCreator {
+  const { config, upstream, store, resolveOrder, refresh, alerts, now, log } = options;
+  /** Creates running in this process, by idempotency key: a concurrent repeat waits for the first. */
+  const byKey = new Map<string, { request: CreateRequest; run: Promise<CreateResult> }>();
+  /** merchantReferences whose create call is running here: the reconciler leaves them alone. */
+  const calling = new Set<string>();
+  /** Creates per orderId run one after another, so that the second finds the first one's bill. */
+  const orderQueues = new Map<string, Promise<unknown>>();
+
+  const withToken = (bill: StoredBill): CreatedBillView => ({ ...toBillView(bill), token: bill.token });
+  const created = (bill: StoredBill): CreateResult => ({ status: 201, bill: withToken(bill) });
+
+  /**
+   * A page may start an order's checkout only with a ticket the merchant's server minted. Checked
+   * before anything else, so that a caller without one learns nothing about the order.
+   */
+  async function authorize(request: CreateRequest): Promise<void> {
+    if (request.orderId === null) return;
+    const secret = config.orderTicketSecret;
+    if (request.orderTicket !== null && secret !== null) {
+      if (!(await verifyOrderTicket(request.orderId, request.orderTicket, secret, now()))) throw ticketInvalid();
+      return;
+    }
+    if (config.orderTicketsRequired) throw ticketInvalid();
+    // Without tickets: the demo on the embedded sandbox, or a resolveOrder hook that authorizes from the request.
+    if (!config.embeddedSandbox && !options.hookResolvesOrders) throw ticketInvalid();
+  }
+
+  async function lookUp(request: CreateRequest & { orderId: string }): Promise<OrderAmount | null> {
+    try {
+      return await resolveOrder!(request.orderId, { request: request.request });
+    } catch (error) {
+      if (error instanceof CheckoutError) throw error;
+      log.error('resolveOrder failed', { orderId: request.orderId, error });
+      throw new CheckoutError('upstream', 'order_lookup_failed', 'The order could not be looked up.');
+    }
+  }
+
+  async function resolveAmount(request: CreateRequest): Promise<Resolved> {
+    if (request.orderId !== null && resolveOrder) {
+      const order = await lookUp({ ...request, orderId: request.orderId });
+      if (!order) throw new CheckoutError('not_found', 'order_not_found', 'No such order.');
+      const amount = positiveAmount(order.amount);
+      if (amount === null) throw new CheckoutError('upstream', 'order_lookup_failed', "The order's amount is not a positive decimal.");
+      const currency = order.currency ?? null;
+      return { amount, currency: currency ?? config.currency, order: { amount, currency } };
+    }
+    if (config.clientAmount) {
+      if (request.amount === null) throw new CheckoutError('invalid', 'amount_required', 'amount is required.');
+      const amount = positiveAmount(request.amount);
+      if (amount === null) throw new CheckoutError('invalid', 'invalid_amount', 'amount must be a positive decimal number.');
+      const { min, max } = config.clientAmount;
+      if (compareDecimal(amount, min) < 0 || compareDecimal(amount, max) > 0) {
+        throw new CheckoutError('invalid', 'amount_out_of_range', `amount must be between ${min} and ${max}.`);
+      }
+      return { amount, currency: config.currency, order: null };
+    }
+    if (resolveOrder) throw new CheckoutError('invalid', 'order_id_required', 'orderId is required.');
+    throw new CheckoutError('invalid', 'amount_not_allowed', 'This checkout takes amounts only from the merchant\'s orders.');
+  }
+
+  function sameRequest(bill: StoredBill, request: CreateRequest): boolean {
+    if (bill.orderId !== request.orderId) return false;
+    if (request.amount === null) return true;
+    const amount = positiveAmount(request.amount);
+    return amount !== null && compareDecimal(amount, bill.amount) === 0;
+  }
+
+  /** `joinRunning`: false when the caller is the create running under this key (it must not wait for itself). */
+  async function replay(held: StoredBill, request: CreateRequest, joinRunning = true): Promise<CreateResult> {
+    if (!sameRequest(held, request)) {
+      throw new CheckoutError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
+    }
+    const running = request.idempotencyKey === null || !joinRunning ? undefined : byKey.get(request.idempotencyKey);
+    if (running) return running.run;
+    if (held.createState === 'created') return created(held);
+    if (held.createState === 'creating') {
+      throw new CheckoutError('conflict', 'create_in_progress', 'This bill is still being created; try again shortly.', 2);
+    }
+    const successor = request.idempotencyKey === null ? null : await store.getByIdempotencyKey(retryKey(request.idempotencyKey));
+    if (successor?.createState === 'created') return created(successor);
+    throw new CheckoutError('upstream', 'create_failed', 'This bill could not be created; use a new Idempotency-Key to try again.');
+  }
+
+  /** A create whose outcome is unknown: find what the service made under our reference before anything else. */
+  async function settle(bill: StoredBill): Promise<void> {
+    if (calling.has(bill.merchantReference)) return;
+    const found = await upstream.findByMerchantReference(bill.merchantReference);
+    for (const orphan of found) {
+      // The list record has no billUrl or expiredOn, so the orphan cannot be shown: withdraw it.
+      await upstream.cancelBill(orphan.billId).catch((error: unknown) => {
+        log.warn('cancelling an orphan bill failed', { billId: orphan.billId, error });
+      });
+    }
+    await store.failCreate(bill.merchantReference, now());
+    log.info('settled a create of unknown outcome', { merchantReference: bill.merchantReference, orphans: found.length });
+  }
+
+  /** The service answered a bill other than the one asked for: withdraw it, and tell the caller plainly. */
+  async function refuseAnswer(ref: string, billId: string, withdraw: boolean, fields: Record<string, unknown>): Promise<never> {
+    alerts.raise('create_answer_mismatch', 'a create answer does not match the request; the bill is not used', {
+      merchantReference: ref, billId, ...fields,
+    });
+    if (withdraw) {
+      await upstream.cancelBill(billId).catch((error: unknown) => {
+        log.warn('cancelling a mismatched bill failed', { billId, error });
+      });
+    }
+    await store.failCreate(ref, now());
+    throw new CheckoutError('upstream', 'upstream_mismatch', 'The payment service answered a bill that does not match the request; it was not used. Try again later.');
+  }
+
+  async function attempt(bill: StoredBill, request: CreateRequest, resolved: Resolved, mayRetry: boolean): Promise<CreateResult> {
+    const ref = bill.merchantReference;
+    const { amount } = resolved;
+    calling.add(ref);
+    try {
+      const answer = await upstream.createBill({
+        amount,
+        merchantReference: ref,
+        ...(await hookUrls(config.publicUrl, ref, bill.hookToken)),
+      });
+      const mismatch = createMismatch(answer, { merchantReference: ref, amount, currency: resolved.currency });
+      if (mismatch) return await refuseAnswer(ref, answer.billId, true, { ...mismatch });
+      try {
+        return created(await store.completeCreate(ref, answer, now()));
+      } catch (error) {
+        // The id belongs to another of our bills: never withdraw it, that bill may be a customer's.
+        if (error instanceof StoreConflictError) return await refuseAnswer(ref, answer.billId, false, { error });
+        throw error;
+      }
+    } catch (error) {
+      if (!(error instanceof BillApiError)) throw error;
+      if (error instanceof BillApiRejectedError) {
+        await store.failCreate(ref, now());
+        log.warn('create refused by the service', { merchantReference: ref, code: error.code, error });
+        throw new CheckoutError('upstream', 'upstream_rejected', `The payment service refused the bill (code ${error.code}).`);
+      }
+      if (!error.outcomeUnknown) {
+        await store.failCreate(ref, now());
+        log.error('create failed; the service did not make the bill', { merchantReference: ref, error });
+        throw unavailable();
+      }
+      log.warn('create outcome unknown; settling by merchantReference', { merchantReference: ref, error });
+      calling.delete(ref);
+      try {
+        await settle(bill);
+      } catch (settleError) {
+        log.warn('settling failed; the reconciler will retry', { merchantReference: ref, error: settleError });
+        throw unavailable();
+      }
+      if (!mayRetry) throw unavailable();
+      const key = request.idempotencyKey === null ? null : retryKey(request.idempotencyKey);
+      const again = await insert(request, resolved, key);
+      if (!again.inserted) return replay(again.bill, { ...request, idempotencyKey: key });
+      return attempt(again.bill, request, resolved, false);
+    } finally {
+      calling.delete(ref);
+    }
+  }
+
+  function insert(request: CreateRequest, resolved: Resolved, idempotencyKey: string | null) {
+    return store.insertBill({
+      merchantReference: newMerchantReference(),
+      orderId: request.orderId,
+      idempotencyKey,
+      amount: resolved.amount,
+      orderAmount: resolved.order?.amount ?? null,
+      orderCurrency: resolved.order?.currency ?? null,
+      token: randomToken(),
+      hookToken: randomToken(),
+      createdAt: now(),
+    });
+  }
+
+  async function createFresh(request: CreateRequest, resolved: Resolved): Promise<CreateResult> {
+    const first = await insert(request, resolved, request.idempotencyKey);
+    // Lost to another process's insert of the same key (several instances on one database).
+    if (!first.inserted) return replay(first.bill, request, false);
+    return attempt(first.bill, request, resolved, true);
+  }
+
+  /**
+   * The order's open bill is for another amount: withdraw it at the service before another is
+   * made. Resolves to the bill when it turns out paid (that payment is the order's).
+   */
+  async function replace(open: StoredBill & { billId: string }): Promise<StoredBill | null> {
+    try {
+      await upstream.cancelBill(open.billId);
+    } catch (error) {
+      // Refused as such (no longer pending): the requery below says what it is. Failing: not now.
+      if (!(error instanceof BillApiRejectedError) || error.retryable) {
+        log.warn("cancelling an order's bill for its old amount failed", { billId: open.billId, error });
+        throw unavailable();
+      }
+    }
+    const after = await refresh(open.billId).catch(() => null);
+    if (after?.outcome === 'paid') return after;
+    // A cancel the service accepted but has not carried out yet leaves it pending there: if it is
+    // paid after all, its notice says duplicatePayment and the merchant refunds one of the two.
+    log.info("the order's amount changed: its open bill was cancelled", { billId: open.billId, orderId: open.orderId });
+    return null;
+  }
+
+  /** One order, one payment: its paid bill if there is one, its open bill while the amount holds, else a new bill. */
+  async function createForOrder(request: CreateRequest & { orderId: string }): Promise<CreateResult> {
+    const paid = await store.findPaidByOrderId(request.orderId);
+    if (paid) return { status: 200, bill: withToken(paid) };
+    const resolved = await resolveAmount(request);
+    const open = await store.findOpenByOrderId(request.orderId, now());
+    if (open?.billId) {
+      const sameAmount = compareDecimal(open.orderAmount ?? open.amount, resolved.amount) === 0;
+      const sameCurrency = (open.orderCurrency ?? null) === (resolved.order?.currency ?? null);
+      if (sameAmount && sameCurrency) return created(open);
+      const nowPaid = await replace(open as StoredBill & { billId: string });
+      if (nowPaid) return { status: 200, bill: withToken(nowPaid) };
+    }
+    return createFresh(request, resolved);
+  }
+
+  function serialPerOrder(orderId: string, work: () => Promise<CreateResult>): Promise<CreateResult> {
+    const previous = orderQueues.get(orderId) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => undefined);
+    orderQueues.set(orderId, tail);
+    void tail.then(() => {
+      if (orderQueues.get(orderId) === tail) orderQueues.delete(orderId);
+    });
+    return run;
+  }
+
+  return {
+    async create(request) {
+      await authorize(request);
+      const key = request.idempotencyKey;
+      if (key !== null) {
+        const held = await store.getByIdempotencyKey(key);
+        if (held) return replay(held, request);
+        const running = byKey.get(key);
+        if (running) {
+          if (running.request.orderId !== request.orderId || String(running.request.amount) !== String(request.amount)) {
+            throw new CheckoutError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
+          }
+          return running.run;
+        }
+      }
+      const orderId = request.orderId;
+      const run = orderId === null
+        ? resolveAmount(request).then((resolved) => createFresh(request, resolved))
+        : serialPerOrder(orderId, () => createForOrder({ ...request, orderId }));
+      if (key === null) return run;
+      byKey.set(key, { request, run });
+      try {
+        return await run;
+      } finally {
+        byKey.delete(key);
+      }
+    },
+    settle,
+  };
+}

@@ -1,0 +1,70 @@
+import { toBillView } from '../bill-view.js';
+import type { StoredBill } from '../../store/types.js';
+import type { BillView } from '../../../contract/bill-view.js';
+
+/** A bill as this process last saw it in the store, with its BillView serialized once. */
+export interface CachedBill {
+  bill: StoredBill & { billId: string };
+  view: BillView;
+  /** JSON of `view`. */
+  json: string;
+}
+
+// The view and its JSON are made when first asked for: a bill loaded only to be requeried never needs them.
+class Cached implements CachedBill {
+  #view: BillView | undefined;
+  #json: string | undefined;
+  constructor(readonly bill: CachedBill['bill'], readonly at: number) {}
+  get view(): BillView {
+    return (this.#view ??= toBillView(this.bill));
+  }
+  get json(): string {
+    return (this.#json ??= JSON.stringify(this.view));
+  }
+}
+
+export function cachedBill(bill: StoredBill): CachedBill {
+  return new Cached(bill as CachedBill['bill'], 0);
+}
+
+export interface BillCache {
+  /** The entry, unless absent or cached longer than `maxAgeMs` ago (then the store is asked again). */
+  get(billId: string): CachedBill | undefined;
+  /** Caches the bill (unless the cache is off) and returns it as a CachedBill. */
+  set(bill: StoredBill): CachedBill;
+  forget(billId: string): void;
+  size(): number;
+}
+
+export interface BillCacheOptions {
+  /** No entry is trusted longer than this, ms: bounds what a lost hub message can leave stale. */
+  maxAgeMs: number;
+  maxEntries: number;
+  now: () => number;
+}
+
+/** Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store. */
+export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions): BillCache {
+  const entries = new Map<string, Cached>();
+  return {
+    get(billId) {
+      const entry = entries.get(billId);
+      if (entry && now() - entry.at < maxAgeMs) return entry;
+      if (entry) entries.delete(billId);
+      return undefined;
+    },
+    set(bill) {
+      const entry = new Cached(bill as CachedBill['bill'], now());
+      const billId = bill.billId;
+      if (billId === null || maxEntries <= 0) return entry;
+      entries.delete(billId);
+      entries.set(billId, entry);
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      return entry;
+    },
+    forget(billId) {
+      entries.delete(billId);
+    },
+    size: () => entries.size,
+  };
+}

@@ -1,0 +1,117 @@
+import type { Logger } from '../../log.js';
+import type { StoreEvents } from '../../store/types.js';
+import type { BillView } from '../../../contract/bill-view.js';
+
+export type HubListener = (view: BillView) => void;
+
+/** Pub/sub of bill changes by billId: in-process, or across the processes sharing a store. */
+export interface Hub {
+  subscribe(billId: string, listener: HubListener): () => void;
+  /** Delivers to local listeners at once, and to other processes when the hub is shared. */
+  publish(view: BillView): void;
+  /** Listeners currently subscribed in this process, all bills. */
+  size(): number;
+  /** The bills that have listeners in this process. */
+  watched(): string[];
+  /** Resolves once changes from other processes arrive (at once for an in-process hub). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createHub(): Hub {
+  const listeners = new Map<string, Set<HubListener>>();
+  let count = 0;
+  return {
+    subscribe(billId, listener) {
+      let set = listeners.get(billId);
+      if (!set) listeners.set(billId, (set = new Set()));
+      set.add(listener);
+      count++;
+      return () => {
+        if (set.delete(listener)) count--;
+        if (set.size === 0 && listeners.get(billId) === set) listeners.delete(billId);
+      };
+    },
+    publish(view) {
+      for (const listener of [...(listeners.get(view.billId) ?? [])]) listener(view);
+    },
+    size: () => count,
+    watched: () => [...listeners.keys()],
+    ready: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
+
+export interface SharedHubOptions {
+  log: Logger;
+  /** The store's channel name (default `bill_status`). */
+  channel?: string;
+  /** Tells this process's own messages apart (default: a random UUID). */
+  instance?: string;
+  /** Sees each change from another process before this process's watchers do (to drop a cached copy). */
+  onRemote?: (view: BillView) => void;
+  /**
+   * The stored views of these bills, read after the LISTEN connection came back (changes sent
+   * while it was down are lost): each is handed to this process's watchers, which skip what they
+   * already showed. Without it, watchers catch up on their next requery.
+   */
+  reload?: (billIds: string[]) => Promise<BillView[]>;
+}
+
+interface Message {
+  from: string;
+  view: BillView;
+}
+
+/**
+ * The hub across processes (PostgreSQL LISTEN/NOTIFY through the store): a change is delivered
+ * locally at once and sent as `{from, view}` to every other process, which hands it to its own
+ * watchers. A BillView is a few hundred bytes, well under NOTIFY's 8 KB payload limit.
+ */
+export function createSharedHub(events: StoreEvents, options: SharedHubOptions): Hub {
+  const { log } = options;
+  const channel = options.channel ?? 'bill_status';
+  const instance = options.instance ?? crypto.randomUUID();
+  const local = createHub();
+  const catchUp = async () => {
+    const billIds = local.watched();
+    if (!options.reload || billIds.length === 0) return;
+    for (const view of await options.reload(billIds)) local.publish(view);
+  };
+  const onResumed = () => {
+    log.info('status messages resumed; watchers catch up from the store', { watched: local.watched().length });
+    catchUp().catch((error: unknown) => log.warn('catching up after LISTEN resumed failed', { error }));
+  };
+  const listening = events.listen(channel, (payload) => {
+    let message: Message;
+    try {
+      message = JSON.parse(payload) as Message;
+    } catch (error) {
+      log.warn('status message is not JSON; ignored', { error });
+      return;
+    }
+    if (message.from !== instance && typeof message.view?.billId === 'string') {
+      options.onRemote?.(message.view);
+      local.publish(message.view);
+    }
+  }, onResumed);
+  listening.catch(() => undefined); // reported by ready()
+  return {
+    subscribe: local.subscribe,
+    size: local.size,
+    watched: local.watched,
+    publish(view) {
+      local.publish(view);
+      events.notify(channel, JSON.stringify({ from: instance, view } satisfies Message)).catch((error: unknown) => {
+        log.warn('status notify failed; other instances see it on their next requery', { billId: view.billId, error });
+      });
+    },
+    ready: async () => {
+      await listening;
+    },
+    async close() {
+      const stop = await listening.catch(() => null);
+      await stop?.();
+    },
+  };
+}

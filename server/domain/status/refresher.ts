@@ -1,0 +1,245 @@
+import type { Alerts } from '../alerts.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ApplyStatusResult, NoticeChannel, StoredBill, Store } from '../../store/types.js';
+import { BillApiRejectedError } from '../../upstream/errors.js';
+import type { BillApi, StatusRecord } from '../../upstream/types.js';
+import { requeryMismatch } from './answer-check.js';
+import { cachedBill, createBillCache } from './bill-cache.js';
+import type { CachedBill } from './bill-cache.js';
+import type { Hub } from './hub.js';
+import { outcomeOf } from './outcome.js';
+
+export interface Refreshed {
+  bill: StoredBill;
+  /**
+   * True when `bill` is known to be current: final, fresh, or just requeried and stored.
+   * False when `bill` is the stored one: a requery or storing its result failed, or another
+   * process holds the right to requery it now (its change arrives through the hub).
+   */
+  confirmed: boolean;
+}
+
+export interface Refresher {
+  /**
+   * The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh
+   * window). `known`: the bill just looked up for this request, so the store is not read twice.
+   * `retry: false`: a requery this read starts is tried once (a hint from outside, such as the return).
+   */
+  read(billId: string, maxAgeMs?: number, known?: StoredBill, options?: { retry?: boolean }): Promise<Refreshed | null>;
+  /** The bill from this process's cache or else the store (then cached); null when there is none. */
+  lookup(billId: string): Promise<CachedBill | null>;
+  /**
+   * The cached bill when `read` would serve it as is (final, or checked within the refresh window,
+   * no requery in flight): no store read, no await. Undefined otherwise.
+   */
+  servable(billId: string): CachedBill | undefined;
+  /** Drops the cached bill (another process changed it). */
+  forget(billId: string): void;
+  /**
+   * News (callback, return, cancel): a requery that starts after this call, unless the bill is
+   * final. `retry: false`: that requery is tried once (when this call starts it).
+   */
+  news(billId: string, options?: { retry?: boolean }): Promise<Refreshed | null>;
+  /** Requeries in flight, all bills. */
+  inFlight(): number;
+}
+
+export interface RefresherOptions {
+  store: Store;
+  upstream: BillApi;
+  config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'>;
+  hub: Hub;
+  alerts: Alerts;
+  channels: NoticeChannel[];
+  /** Called when a requery made a bill final (its notice is queued). */
+  onBecameFinal: () => void;
+  now: () => number;
+  log: Logger;
+  /** How long a claim to requery a bill keeps other processes off it, ms (default 10_000). */
+  leaseMs?: number;
+  /** News whose bill another process is requerying waits in steps of this, ms (default 20). */
+  waitStepMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Bills cached in memory (default 10_000; 0 turns the cache off). */
+  cacheEntries?: number;
+}
+
+interface Flight {
+  promise: Promise<Refreshed | null>;
+  /** News that arrived while `promise` was in flight: one more requery after it, shared. */
+  followUp: { promise: Promise<Refreshed | null>; resolve: (r: Refreshed | null) => void; reject: (e: unknown) => void } | null;
+}
+
+/**
+ * One refresher per process: every requery of a bill goes through it, at most one in flight per
+ * bill here, and through the store's claim at most one among all processes sharing the store.
+ */
+export function createRefresher(options: RefresherOptions): Refresher {
+  const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
+  const leaseMs = options.leaseMs ?? 10_000;
+  const waitStepMs = options.waitStepMs ?? 20;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const flights = new Map<string, Flight>();
+  // In front of the store for reads; every status this process stores goes through it, other
+  // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
+  const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
+
+  async function load(billId: string): Promise<StoredBill | null> {
+    const bill = await store.getByBillId(billId);
+    if (bill) cache.set(bill);
+    else cache.forget(billId);
+    return bill;
+  }
+
+  const fresh = (bill: StoredBill, maxAgeMs: number) =>
+    bill.isFinal || (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs);
+
+  /**
+   * A read requeries only if it wins the claim (else another process is on it: serve the stored
+   * bill). News must see a requery that starts after it, so it waits out another's claim.
+   */
+  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean): Promise<Refreshed | null> {
+    const news = maxAgeMs === 'news';
+    const waits = Math.ceil(leaseMs / waitStepMs) + 1;
+    for (let attempt = 0; ; attempt++) {
+      const bill = await load(billId);
+      if (!bill) return null;
+      if (bill.isFinal) return { bill, confirmed: true };
+      const at = now();
+      if (await store.claimRefresh(billId, at, news ? 0 : maxAgeMs, leaseMs)) {
+        try {
+          return await requeryClaimed(billId, bill, retry);
+        } finally {
+          await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
+        }
+      }
+      if (!news || attempt >= waits) return { bill, confirmed: false };
+      await sleep(waitStepMs);
+    }
+  }
+
+  /** The service's status of the bill, checked against it; null when there is none to apply. */
+  async function ask(bill: StoredBill & { billId: string }, retry: boolean): Promise<StatusRecord | null> {
+    const billId = bill.billId;
+    let record: StatusRecord;
+    try {
+      record = await upstream.requeryBill(billId, { retry });
+    } catch (error) {
+      log.warn('requery failed; serving the stored status', { billId, error });
+      return null;
+    }
+    const mismatch = requeryMismatch(record, bill);
+    if (mismatch) {
+      alerts.raise('requery_answer_mismatch', 'a requery answer does not match the stored bill; not applied', { billId, ...mismatch });
+      return null;
+    }
+    return record;
+  }
+
+  /**
+   * Past expiredOn and the grace period the service still says pending: the BFF never calls a bill
+   * final by itself, it asks the service to cancel and asks again. Only the service's word makes
+   * the bill final, so a payment that landed meanwhile is what gets stored.
+   */
+  async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord): Promise<StatusRecord> {
+    const billId = bill.billId;
+    try {
+      await upstream.cancelBill(billId);
+      log.info('bill past expiredOn and grace, still pending: cancelled at the service', { billId });
+    } catch (error) {
+      // Refused as such: no longer pending there (paid, perhaps); the requery below says what it is.
+      if (!(error instanceof BillApiRejectedError) || error.retryable) {
+        log.warn('bill past expiredOn and grace, still pending: the cancel failed; asking again later', { billId, error });
+        return pending;
+      }
+    }
+    return (await ask(bill, false)) ?? pending;
+  }
+
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean): Promise<Refreshed> {
+    const known = bill as StoredBill & { billId: string };
+    let record = await ask(known, retry);
+    if (record === null) {
+      // Counts as a check so that a failing service is not asked again on every read.
+      await store.touchChecked(billId, now()).catch(() => undefined);
+      cache.forget(billId);
+      return { bill, confirmed: false };
+    }
+    if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && now() > bill.expiredOn + config.expiryGraceMs) {
+      record = await cancelOverdue(known, record);
+    }
+    const checkedAt = now();
+    const outcome = outcomeOf(record, config.statuses);
+    try {
+      let shown = false;
+      const show = (stored: ApplyStatusResult) => {
+        shown = true;
+        const entry = cache.set(stored.bill);
+        if (stored.changed) hub.publish(entry.view);
+      };
+      // Watchers see a requeried status as soon as readers of the store can: the service holds it.
+      // What answers to it (this promise, so a callback's 200, and the notice) waits for the disk.
+      const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels, show);
+      if (!shown) show(result);
+      if (result.becameFinal) onBecameFinal();
+      return { bill: result.bill, confirmed: true };
+    } catch (error) {
+      cache.forget(billId);
+      log.error('storing a requeried status failed', { billId, error });
+      return { bill, confirmed: false };
+    }
+  }
+
+  function begin(billId: string, maxAgeMs: number | 'news', retry = true): Flight {
+    const flight: Flight = { promise: Promise.resolve(null), followUp: null };
+    flight.promise = requery(billId, maxAgeMs, retry).finally(() => {
+      const next = flight.followUp;
+      if (next) {
+        begin(billId, 'news').promise.then(next.resolve, next.reject);
+      } else if (flights.get(billId) === flight) {
+        flights.delete(billId);
+      }
+    });
+    flights.set(billId, flight);
+    return flight;
+  }
+
+  return {
+    async read(billId, maxAgeMs = config.refreshWindowMs, known, readOptions) {
+      const flight = flights.get(billId);
+      if (flight) return flight.promise;
+      const bill = known ?? cache.get(billId)?.bill ?? (await load(billId));
+      if (!bill) return null;
+      if (fresh(bill, maxAgeMs)) return { bill, confirmed: true };
+      return (flights.get(billId) ?? begin(billId, maxAgeMs, readOptions?.retry ?? true)).promise;
+    },
+    async lookup(billId) {
+      const hit = cache.get(billId);
+      if (hit) return hit;
+      const bill = await load(billId);
+      return bill ? (cache.get(billId) ?? cachedBill(bill)) : null;
+    },
+    servable(billId) {
+      if (flights.has(billId)) return undefined;
+      const hit = cache.get(billId);
+      return hit && fresh(hit.bill, config.refreshWindowMs) ? hit : undefined;
+    },
+    forget: (billId) => cache.forget(billId),
+    news(billId, newsOptions) {
+      const flight = flights.get(billId);
+      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true).promise;
+      if (!flight.followUp) {
+        let resolve!: (r: Refreshed | null) => void;
+        let reject!: (e: unknown) => void;
+        const promise = new Promise<Refreshed | null>((res, rej) => {
+          resolve = res;
+          reject = rej;
+        });
+        flight.followUp = { promise, resolve, reject };
+      }
+      return flight.followUp.promise;
+    },
+    inFlight: () => flights.size,
+  };
+}

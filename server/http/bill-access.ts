@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import { constantTimeEqual } from './constant-time.js';
+import { ApiError } from './errors.js';
+import type { CachedBill } from '../domain/status/bill-cache.js';
+import type { Services } from './services.js';
+
+const noSuchBill = () => new ApiError(404, 'not_found', 'No such bill.');
+
+/** The bill named in the path (cached or from the store), if the request carries its token; otherwise the same 404 as an unknown bill. */
+export async function billForToken(c: Context, s: Services): Promise<CachedBill> {
+  const billId = c.req.param('billId') ?? '';
+  const found = billId ? await s.refresher.lookup(billId) : null;
+  if (!found || !constantTimeEqual(c.req.query('token') ?? '', found.bill.token)) throw noSuchBill();
+  return found;
+}
+
+/**
+ * The bill when it can be answered at once (cached and servable without a requery), after the
+ * token check; undefined when the store or a requery must be asked first.
+ */
+export function servableForToken(c: Context, s: Services): CachedBill | undefined {
+  const hit = s.refresher.servable(c.req.param('billId') ?? '');
+  if (hit && !constantTimeEqual(c.req.query('token') ?? '', hit.bill.token)) throw noSuchBill();
+  return hit;
+}
+
+/** A JSON body; an empty one reads as `{}`. */
+export async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
+  }
+}

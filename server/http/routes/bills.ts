@@ -1,0 +1,121 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { toBillView } from '../../domain/bill-view.js';
+import { parseCreateRequest } from '../../domain/create/request.js';
+import { ApiError } from '../errors.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+import { BillApiRejectedError } from '../../upstream/errors.js';
+import type { BillView } from '../../../contract/bill-view.js';
+import { cachedBill } from '../../domain/status/bill-cache.js';
+import type { CachedBill } from '../../domain/status/bill-cache.js';
+import type { Refreshed } from '../../domain/status/refresher.js';
+import { billForToken, jsonBody, servableForToken } from '../bill-access.js';
+import type { Services } from '../services.js';
+import { statusStream } from '../sse/streams.js';
+import type { StatusStream } from '../sse/streams.js';
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+
+export function billRoutes(s: Services): Hono {
+  const app = new Hono();
+
+  app.post(
+    '/',
+    rateLimit({ limit: s.config.createRateLimitPerMinute, windowMs: 60_000, key: s.clientKey, now: s.now }),
+    async (c) => {
+      const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'), c.req.raw);
+      const { status, bill } = await s.creator.create(request);
+      // The answer carries the bill's token: no cache may keep it.
+      c.header('Cache-Control', 'no-store');
+      return c.json(bill, status);
+    },
+  );
+
+  const viewJson = (read: Refreshed | null, found: CachedBill): string => {
+    if (!read || read.bill === found.bill) return found.json;
+    const now = s.refresher.servable(found.bill.billId);
+    return now?.bill === read.bill ? now.json : JSON.stringify(toBillView(read.bill));
+  };
+  const json = (c: Context, body: string) => {
+    c.header('Cache-Control', 'no-store');
+    return c.body(body, 200, JSON_TYPE);
+  };
+
+  // Served from memory without an await when the cached bill is fresh: the common poll. It stamps
+  // its own headers because no middleware may match its path (see app.ts).
+  app.get('/:billId', (c) => {
+    s.browserHeaders(c);
+    const hit = servableForToken(c, s);
+    if (hit) return json(c, hit.json);
+    return (async () => {
+      const found = await billForToken(c, s);
+      return json(c, viewJson(await s.refresher.read(found.bill.billId, undefined, found.bill), found));
+    })();
+  });
+
+  app.get('/:billId/events', async (c) => {
+    const found = await billForToken(c, s);
+    const billId = found.bill.billId;
+    let stream: StatusStream | null = null;
+    let closedEarly = false;
+    const release = s.streams.open(s.clientKey(c), () => {
+      if (stream) stream.close();
+      else closedEarly = true;
+    });
+    if (release === 'all-busy') {
+      throw new ApiError(503, 'too_many_streams', 'Too many live streams; poll instead.', { 'Retry-After': '5' });
+    }
+    if (release === 'client-busy') {
+      throw new ApiError(429, 'too_many_streams_for_client', 'This client has too many live streams; poll instead.', { 'Retry-After': '5' });
+    }
+    // Subscribed before the read, so that no change between the two is missed.
+    const early: BillView[] = [];
+    let deliver: (view: BillView) => void = (view) => void early.push(view);
+    const unsubscribe = s.hub.subscribe(billId, (view) => deliver(view));
+    let first: CachedBill;
+    try {
+      const read = await s.refresher.read(billId, undefined, found.bill);
+      first = !read || read.bill === found.bill ? found : cachedBill(read.bill);
+    } catch (error) {
+      unsubscribe();
+      release();
+      throw error;
+    }
+    const { sink, response } = s.sse(c, SSE_HEADERS, () => stream?.cancel());
+    const live = statusStream({
+      sink,
+      first: first.view,
+      firstJson: first.json,
+      heartbeatMs: s.sseHeartbeatMs,
+      onEnd() {
+        unsubscribe();
+        release();
+      },
+    });
+    stream = live;
+    deliver = live.push;
+    for (const view of early) live.push(view);
+    if (closedEarly) live.close();
+    return response;
+  });
+
+  app.post('/:billId/cancel', async (c) => {
+    const { bill } = await billForToken(c, s);
+    if (bill.outcome !== 'pending') throw new ApiError(409, 'not_cancellable', 'Only a pending bill can be cancelled.');
+    try {
+      await s.upstream.cancelBill(bill.billId);
+    } catch (error) {
+      if (error instanceof BillApiRejectedError) {
+        await s.refresher.news(bill.billId);
+        throw new ApiError(409, 'not_cancellable', 'The payment service says this bill can no longer be cancelled.');
+      }
+      s.log.warn('cancel failed', { billId: bill.billId, error });
+      throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
+    }
+    const after = await s.refresher.news(bill.billId);
+    return c.json(toBillView(after?.bill ?? bill));
+  });
+
+  return app;
+}

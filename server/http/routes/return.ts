@@ -1,0 +1,64 @@
+import { Hono } from 'hono';
+import { returnToken } from '../../domain/create/hook-urls.js';
+import { constantTimeEqual } from '../constant-time.js';
+import type { Outcome } from '../../../contract/bill-view.js';
+import type { Services } from '../services.js';
+
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  '<title>Not found</title><p>This payment link is not valid.</p></html>';
+
+/** Bills whose return asked the service lately, and when: kept to one window, at most this many. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * The customer's return from the pay page: news like the callback (the payment may just have
+ * landed, so it asks the service even if a poll did a moment ago), but a hint anyone can repeat: it
+ * asks at most once per bill per refresh window (however often the URL is opened) and never retries
+ * on its own behalf. Then on to RETURN_URL with the outcome it knows.
+ */
+export function returnRoutes(s: Services): Hono {
+  const app = new Hono();
+  const askedAt = new Map<string, number>();
+
+  /** Whether this return may ask the service now; remembers that it did. */
+  function mayAsk(billId: string): boolean {
+    const now = s.now();
+    const last = askedAt.get(billId);
+    if (last !== undefined && now - last < s.config.refreshWindowMs) return false;
+    if (askedAt.size >= MAX_REMEMBERED) {
+      for (const [id, at] of askedAt) if (now - at >= s.config.refreshWindowMs) askedAt.delete(id);
+      // 10,000 bills returning within one window: the oldest is forgotten.
+      if (askedAt.size >= MAX_REMEMBERED) askedAt.delete(askedAt.keys().next().value!);
+    }
+    askedAt.delete(billId);
+    askedAt.set(billId, now);
+    return true;
+  }
+
+  app.get('/:ref/:returnToken', async (c) => {
+    const { ref, returnToken: given } = c.req.param();
+    const bill = await s.store.getByReference(ref);
+    if (!bill || !constantTimeEqual(given, await returnToken(bill.hookToken))) return c.html(NOT_FOUND_PAGE, 404);
+    let outcome: Outcome = 'pending';
+    if (bill.billId !== null) {
+      const billId = bill.billId;
+      const ask = mayAsk(billId)
+        ? s.refresher.news(billId, { retry: false })
+        : s.refresher.read(billId, undefined, undefined, { retry: false });
+      const result = await ask.catch((error: unknown) => {
+        s.log.warn('return: refresh failed', { billId: bill.billId, error });
+        return null;
+      });
+      if (result?.confirmed) outcome = result.bill.outcome;
+    }
+    const target = new URL(s.config.returnUrl);
+    if (bill.billId !== null) target.searchParams.set('billId', bill.billId);
+    if (bill.orderId !== null) target.searchParams.set('orderId', bill.orderId);
+    target.searchParams.set('outcome', outcome);
+    c.header('Cache-Control', 'no-store');
+    return c.redirect(target.toString(), 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,32 @@
+import type { Context } from 'hono';
+import type { Config } from '../config.js';
+import type { BillCreator } from '../domain/create/create-bill.js';
+import type { Logger } from '../log.js';
+import type { Redact } from '../redact.js';
+import type { HeaderStamp } from './middleware/api-headers.js';
+import type { Hub } from '../domain/status/hub.js';
+import type { Refresher } from '../domain/status/refresher.js';
+import type { Store } from '../store/types.js';
+import type { BillApi } from '../upstream/types.js';
+import type { SseTransport } from './sse/sse-transport.js';
+import type { StreamRegistry } from './sse/streams.js';
+
+/** What the route groups share; built once by createBillCheckout. */
+export interface Services {
+  config: Config;
+  store: Store;
+  upstream: BillApi;
+  refresher: Refresher;
+  hub: Hub;
+  creator: BillCreator;
+  streams: StreamRegistry;
+  log: Logger;
+  /** Masks the configuration's secrets in text a response repeats (the service's messages). */
+  redact: Redact;
+  now: () => number;
+  /** Headers of the routes a browser calls (nosniff, X-Server-Time, CORS). */
+  browserHeaders: HeaderStamp;
+  clientKey: (c: Context) => string;
+  sseHeartbeatMs: number;
+  sse: SseTransport;
+}

@@ -1,0 +1,23 @@
+// The worker thread of sqlite-checkpointer.ts: its own connection to the database file, a PASSIVE
+// checkpoint on each 'checkpoint' message, the result posted back.
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+
+export type CheckpointResult = { ok: true; frames: number; copied: number } | { ok: false; error: string };
+
+const port = parentPort;
+if (!port) throw new Error('sqlite-checkpoint-worker runs as a worker thread (see sqlite-checkpointer.ts)');
+const db = new Database((workerData as { path: string }).path);
+db.pragma('busy_timeout = 5000');
+db.pragma('synchronous = FULL');
+port.on('message', (message: unknown) => {
+  if (message !== 'checkpoint') return;
+  let result: CheckpointResult;
+  try {
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    result = { ok: true, frames: row?.log ?? 0, copied: row?.checkpointed ?? 0 };
+  } catch (error) {
+    result = { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(result);
+});

@@ -1,0 +1,49 @@
+// The import directions of the layout are lint rules (eslint.config.js): each forbidden import
+// below is refused, and each allowed one passes, so a rule cannot quietly stop applying.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ESLint } from 'eslint';
+
+const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
+
+async function refused(file: string, specifier: string): Promise<boolean> {
+  const [result] = await eslint.lintText(`import '${specifier}';\n`, { filePath: file });
+  return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
+}
+
+const cases: [file: string, specifier: string, allowed: boolean][] = [
+  ['contract/x.ts', '../server/app.js', false],
+  ['contract/x.ts', '../widget/bill-checkout.js', false],
+  ['contract/x.ts', './decimal.js', true],
+  ['widget/x.ts', '../server/app.js', false],
+  ['widget/x.ts', '../sandbox/sandbox.js', false],
+  ['widget/x.ts', 'node:fs', false],
+  ['widget/x.ts', '../contract/bill-view.js', true],
+  ['widget/controllers/x.ts', '../../server/config.js', false],
+  ['sandbox/x.ts', '../server/config.js', false],
+  ['sandbox/x.ts', '../contract/decimal.js', true],
+  ['server/app.ts', '../sandbox/sandbox.js', false],
+  ['server/config.ts', '../sandbox/credentials.js', true],
+  ['server/main.ts', '../sandbox/sandbox.js', true],
+  ['server/platform/node/serve.ts', '../../../sandbox/sandbox.js', true],
+  ['server/app.ts', '../widget/bill-view.js', false],
+  ['server/app.ts', 'node:fs', false],
+  ['server/main.ts', 'node:fs', true],
+  ['server/store/x.ts', 'hono', false],
+  ['server/store/x.ts', '../http/errors.js', false],
+  ['server/store/sqlite-x.ts', 'node:fs', true],
+  ['server/store/postgres.ts', 'node:fs', false],
+  ['server/upstream/x.ts', '../config.js', false],
+  ['server/upstream/x.ts', '../store/types.js', false],
+  ['server/upstream/x.ts', '../redact.js', true],
+  ['server/domain/create/x.ts', '../../http/errors.js', false],
+  ['server/domain/create/x.ts', 'hono', false],
+  ['server/domain/create/x.ts', '../errors.js', true],
+  ['server/http/routes/x.ts', '../../domain/errors.js', true],
+];
+
+test('the layout\'s import directions are enforced by lint rules', async () => {
+  for (const [file, specifier, allowed] of cases) {
+    assert.equal(await refused(file, specifier), !allowed, `${file} importing ${specifier} should be ${allowed ? 'allowed' : 'refused'}`);
+  }
+});
