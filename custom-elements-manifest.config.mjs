@@ -1,6 +1,9 @@
 // npx custom-elements-manifest analyze (run by scripts/build.mjs) → custom-elements.json.
+import { posix } from 'node:path';
+
 export default {
-  globs: ['widget/**/*.ts'],
+  // The element's modules, and the contract whose types they export.
+  globs: ['widget/**/*.ts', 'contract/bill-view.ts'],
   exclude: ['widget/**/*.d.ts'],
   outdir: '.',
   litelement: true,
@@ -16,6 +19,29 @@ export default {
             declaration.attributes = declaration.attributes?.filter((a) => !a.name.startsWith('_'));
             declaration.events = declaration.events?.filter((e) => /^bill-/.test(e.name ?? ''));
           }
+        }
+      },
+    },
+    {
+      // The analyzer writes references as the import specifiers say them (`./events.js`, or
+      // `/widget/bill-checkout.js` after resolving one): make each the path of a listed module.
+      name: 'module-paths',
+      packageLinkPhase({ customElementsManifest }) {
+        const paths = new Set(customElementsManifest.modules.map((mod) => mod.path));
+        const resolve = (from, specifier) => {
+          const path = posix.normalize(specifier.startsWith('.') ? posix.join(posix.dirname(from), specifier) : specifier).replace(/^\/+/, '');
+          const source = path.replace(/\.js$/, '.ts');
+          return paths.has(source) ? source : path;
+        };
+        const visit = (node, from) => {
+          if (Array.isArray(node)) return node.forEach((item) => visit(item, from));
+          if (node !== Object(node)) return;
+          if (typeof node.module === 'string') node.module = resolve(from, node.module);
+          for (const value of Object.values(node)) visit(value, from);
+        };
+        for (const mod of customElementsManifest.modules) {
+          visit(mod.declarations, mod.path);
+          visit(mod.exports, mod.path);
         }
       },
     },

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
-import { mangleProps, qrByteOnly } from '../scripts/build.mjs';
+import { widgetBuild } from '../scripts/build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -14,10 +14,9 @@ const budgetMs = 1;
 const url = `https://pay.example/bill/${'a1B2c3D4e5'.repeat(10)}`;
 
 const { outputFiles } = await esbuild.build({
-  absWorkingDir: root,
+  ...widgetBuild,
   stdin: { contents: "export { qrPath } from './widget/qr-code.ts';", resolveDir: root, loader: 'ts' },
-  bundle: true, minify: true, format: 'iife', globalName: 'qr', platform: 'browser', target: 'es2022',
-  plugins: [qrByteOnly], mangleProps, write: false,
+  format: 'iife', globalName: 'qr', legalComments: 'none', write: false,
 });
 const bundle = outputFiles[0].text;
 

@@ -1,11 +1,12 @@
 // npm run build: the drop-in widget bundle, its type declarations and custom-elements.json.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
+import { buildRelease, buildServer } from './build-release.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -16,12 +17,14 @@ export const widgetMetafile = join(root, 'dist/bill-checkout.meta.json');
 
 const qrCore = dirname(require.resolve('qrcode/lib/core/qrcode.js'));
 const core = (name) => require(`qrcode/lib/core/${name}.js`);
-const [ecc, { M }, version, utils, { BYTE }] = ['error-correction-code', 'error-correction-level', 'version', 'utils', 'mode'].map(core);
+const [ecc, { M }, version, utils, { BYTE }, formatInfo] = ['error-correction-code', 'error-correction-level', 'version', 'utils', 'mode', 'format-info'].map(core);
 const versions = Array.from({ length: 40 }, (_, i) => i + 1);
 const table = (f) => `[${versions.map(f)}]`;
+// Written against qrcode's own names; qrInternals prefixes them like the modules they replace.
 const qrStubs = {
   // widget/qr-code.ts passes one byte segment: the other modes and the mixed-mode optimizer
-  // (dijkstrajs, kanji tables) are dead code. Output is identical; test/widget/qr-code.test.ts compares.
+  // (dijkstrajs, kanji tables) are dead code. Output is identical: test/build/qr-encoder.test.ts
+  // compares the encoder built as the bundle builds it with qrcode's own.
   segments: "const B=require('./byte-data');exports.fromArray=a=>a.map(s=>new B(s.data))",
   // Level M and byte mode only: tables computed here from qrcode's own functions.
   'error-correction-level': 'exports.M={bit:0};exports.from=()=>exports.M',
@@ -31,20 +34,113 @@ const qrStubs = {
     + 'exports.from=()=>{};exports.getEncodedBits=v=>E[v-1];'
     + 'exports.getBestVersionForData=([s])=>C.findIndex(c=>s.getLength()<=c)+1||void 0',
   utils: `const W=[0,...${table(utils.getSymbolTotalCodewords)}];`
-    + 'exports.getSymbolSize=v=>v*4+17;exports.getSymbolTotalCodewords=v=>W[v];exports.getBCHDigit=d=>32-Math.clz32(d)',
-  mode: 'exports.BYTE={bit:4,ccBits:[8,16,16]};exports.MIXED={bit:-1};exports.getCharCountIndicator=(m,v)=>m.ccBits[v<10?0:v<27?1:2]',
+    + 'exports.getSymbolSize=v=>v*4+17;exports.getSymbolTotalCodewords=v=>W[v]',
+  'format-info': `const F=[${[0, 1, 2, 3, 4, 5, 6, 7].map((mask) => formatInfo.getEncodedBits(M, mask))}];exports.getEncodedBits=(e,m)=>F[m]`,
+  mode: 'exports.BYTE={bit:4,ccBits:[8,16,16]};exports.getCharCountIndicator=(m,v)=>m.ccBits[v<10?0:v<27?1:2]',
 };
 
 /** An esbuild plugin that drops the parts of qrcode's core encoder a byte-mode segment never uses. */
 export const qrByteOnly = {
   name: 'qrcode-byte-only',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(segments|mode|error-correction-level|error-correction-code|version|utils)$/ }, (args) =>
+    build.onResolve({ filter: new RegExp(`^\\./(${Object.keys(qrStubs).join('|')})$`) }, (args) =>
       args.resolveDir === qrCore ? { path: args.path.slice(2), namespace: 'qr-stub' } : undefined);
-    build.onLoad({ filter: /.*/, namespace: 'qr-stub' }, (args) =>
-      ({ contents: qrStubs[args.path], loader: 'js', resolveDir: qrCore }));
+    build.onLoad({ filter: /.*/, namespace: 'qr-stub' }, async (args) =>
+      ({ contents: await prefixQrInternals(qrStubs[args.path]), loader: 'js', resolveDir: qrCore }));
   },
 };
+
+const identifier = '[A-Za-z$][\\w$]*';
+
+/**
+ * The names qrcode's core modules define for one another: what each assigns to `exports`, to a
+ * constructor, its prototype or `this`, and the keys of the object literals it assigns there. Left
+ * out: the names widget code that imports qrcode uses (`create`, `modules`…), and the names these
+ * modules also read on built-in objects (`encode` of a TextEncoder, `floor` of Math…).
+ */
+export async function qrInternalNames() {
+  const names = new Set();
+  const sources = await Promise.all((await readdir(qrCore)).filter((name) => name.endsWith('.js'))
+    .map((name) => readFile(join(qrCore, name), 'utf8')));
+  for (const source of sources) {
+    for (const [, name] of source.matchAll(new RegExp(`^\\s*(?:exports|this|[A-Z]\\w*(?:\\.prototype)?)\\.(?!prototype\\b)(${identifier})\\s*=(?!=)`, 'gm'))) names.add(name);
+    for (const { index } of source.matchAll(/^(?:exports\.\w+|[A-Z]\w*\.prototype)\s*=\s*\{/gm)) {
+      for (const [, key] of topLevel(source, source.indexOf('{', index)).matchAll(new RegExp(`(?:^|,)\\s*(${identifier})\\s*:`, 'g'))) names.add(key);
+    }
+  }
+  for (const name of await widgetNamesNearQr()) names.delete(name);
+  for (const name of builtinNamesReadBy(sources.join('\n'))) names.delete(name);
+  return names;
+}
+
+// The text of the object literal that opens at `start`, without what nested braces enclose.
+function topLevel(source, start) {
+  let depth = 0;
+  let text = '';
+  for (let i = start; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === '}' && --depth === 0) return text;
+    if (depth === 1 && ch !== '{') text += ch;
+    if (ch === '{') depth++;
+  }
+  throw new Error(`unbalanced braces in qrcode's source at ${start}`);
+}
+
+// The identifiers in the widget modules that import qrcode (`create`, `modules`, `size`…), not the text of their strings.
+async function widgetNamesNearQr() {
+  const { default: ts } = await import('typescript');
+  const names = new Set();
+  const visit = (node) => {
+    if (ts.isIdentifier(node)) names.add(node.text);
+    ts.forEachChild(node, visit);
+  };
+  for (const file of await readdir(join(root, 'widget'), { recursive: true })) {
+    if (!/(?<!\.d)\.ts$/.test(file)) continue;
+    const source = await readFile(join(root, 'widget', file), 'utf8');
+    if (/from 'qrcode[/']/.test(source)) visit(ts.createSourceFile(file, source, ts.ScriptTarget.Latest));
+  }
+  return names;
+}
+
+// What any built-in object has (`length`, `encode`…), and what `source` reads on built-ins by name (`Math.floor`).
+function builtinNamesReadBy(source) {
+  const names = new Set();
+  for (const key of Object.getOwnPropertyNames(globalThis)) {
+    const { value } = Object.getOwnPropertyDescriptor(globalThis, key);
+    const prototype = value?.prototype;
+    if (prototype === Object(prototype)) for (const name of Object.getOwnPropertyNames(prototype)) names.add(name);
+  }
+  for (const [, global, name] of source.matchAll(new RegExp(`\\b(${identifier})\\.(${identifier})`, 'g'))) {
+    if (Object.hasOwn(globalThis, global)) names.add(name);
+  }
+  return names;
+}
+
+let qrNames;
+
+/** qrcode's core source (or a stub of it) with its internal names prefixed by `_`. */
+export async function prefixQrInternals(source) {
+  const names = await (qrNames ??= qrInternalNames());
+  // Property accesses (not spreads), and object literal keys.
+  const use = new RegExp(`(?<!\\.)\\.(${identifier})|(?<=[{,]\\s*)(${identifier})(?=\\s*:)`, 'g');
+  return source.replace(use, (whole, property, key) => {
+    const name = property ?? key;
+    if (!names.has(name)) return whole;
+    return property ? `._${name}` : `_${name}`;
+  });
+}
+
+/** An esbuild plugin that prefixes qrcode's internal names with `_` (qrInternalNames), so that mangleProps shortens them. */
+export const qrInternals = {
+  name: 'qrcode-internals',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]qrcode[\\/]lib[\\/]core[\\/][\w-]+\.js$/ }, async (args) =>
+      ({ contents: await prefixQrInternals(await readFile(args.path, 'utf8')), loader: 'js' }));
+  },
+};
+
+/** qrcode's core encoder as the widget bundles it. */
+export const qrPlugins = [qrByteOnly, qrInternals];
 
 /** An esbuild plugin that minifies the CSS of `css` tagged templates without interpolations in widget/styles.ts. */
 export const minifyCss = {
@@ -61,59 +157,52 @@ export const minifyCss = {
   },
 };
 
-// Property names no page code reads: the element's private state (`_name`, Lit's convention), its
-// controllers' internal API, and qrcode's internal functions.
-export const mangleProps = new RegExp(`^(_[a-z]\\w*|${[
-  'follow', 'checkNow', 'remaining', 'observe', 'eventsUrl', 'onView', 'onError', 'pollInterval',
-  'applyMask', 'generateECPolynomial', 'getBCHDigit', 'getBestMask', 'getBestVersionForData', 'getBitsLength',
-  'getCapacity', 'getEncodedBits', 'getPenaltyN1', 'getPenaltyN2', 'getPenaltyN3', 'getPenaltyN4', 'getPositions',
-  'getRowColCoords', 'getSymbolSize', 'getSymbolTotalCodewords', 'isKanjiModeEnabled', 'isReserved',
-  'setToSJISFunction', 'toSJIS', 'getBlocksCount', 'getTotalCodewordsCount', 'getCharCountIndicator', 'reservedBit',
-  'genPoly', 'degree', 'getLengthInBits', 'putBit', 'ccBits', 'Patterns', 'PATTERN[01]{3}', 'fromArray', 'rawSplit',
-  'errorCorrectionLevel', 'maskPattern', 'toSJISFunc', 'moduleCount',
-].join('|')})$`);
+// Property names no page code reads: `_name`, Lit's convention for internals (the element's state,
+// its controllers' API, qrcode's internals once qrInternals has prefixed them). Not Lit's own `_$name`.
+export const mangleProps = /^_[A-Za-z]/;
 
 // In minified output only template literals keep raw line breaks: fold them with their indentation.
 const foldTemplates = (code) => code.replace(/>\n\s*/g, '>').replace(/\n\s*</g, '<').replace(/\n\s*/g, ' ');
 
-/** dist/bill-checkout.js: one minified ES module with Lit and the QR encoder inside. */
-export async function buildWidget() {
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: ['widget/index.ts'],
-    outfile: widgetFile,
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'linked',
-    tsconfig: 'tsconfig.json',
-    metafile: true,
-    plugins: [qrByteOnly, minifyCss],
-    mangleProps,
-    logLevel: 'warning',
-  });
-  await writeFile(widgetFile, foldTemplates(await readFile(widgetFile, 'utf8')));
-  await writeFile(widgetMetafile, JSON.stringify(result.metafile));
+/** How the widget is bundled, but for its entry and output (test/build/qr-encoder.test.ts builds the encoder alone so). */
+export const widgetBuild = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'linked',
+  tsconfig: 'tsconfig.json',
+  plugins: [...qrPlugins, minifyCss],
+  mangleProps,
+  logLevel: 'warning',
+};
+
+/** dist/bill-checkout.js (or `outfile`): one minified ES module with Lit and the QR encoder inside, and its metafile. */
+export async function buildWidget(outfile = widgetFile) {
+  const result = await esbuild.build({ ...widgetBuild, entryPoints: ['widget/index.ts'], outfile, metafile: true });
+  await writeFile(outfile, foldTemplates(await readFile(outfile, 'utf8')));
+  await writeFile(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(result.metafile));
   return result.metafile;
 }
 
-/** dist/types: declarations of the widget's public modules. */
+/** dist/types: declarations of the widget's public modules (and none left from modules since moved). */
 export async function buildTypes() {
+  await rm(join(root, 'dist/types'), { recursive: true, force: true });
   await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root });
 }
 
-/** custom-elements.json at the repository root (config: custom-elements-manifest.config.mjs). */
-export async function buildManifest() {
+/** custom-elements.json at the repository root, or in `outdir` (config: custom-elements-manifest.config.mjs). */
+export async function buildManifest(outdir = root) {
   const cem = join(dirname(require.resolve('@custom-elements-manifest/analyzer/package.json')), 'cem.js');
-  await run(process.execPath, [cem, 'analyze', '--config', 'custom-elements-manifest.config.mjs'], { cwd: root });
+  await run(process.execPath, [cem, 'analyze', '--config', 'custom-elements-manifest.config.mjs', '--outdir', relative(root, outdir) || '.'], { cwd: root });
 }
 
 export async function build() {
   await mkdir(join(root, 'dist'), { recursive: true });
   await buildWidget();
-  await Promise.all([buildTypes(), buildManifest()]);
+  await Promise.all([buildTypes(), buildManifest(), buildServer(), buildRelease()]);
   await buildDemo();
 }
 

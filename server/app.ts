@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { createBillCreator } from './domain/create/create-bill.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
-import { apiHeaders, stampedBy } from './http/middleware/api-headers.js';
+import { apiHeaders, stampedBy, stampNoStore } from './http/middleware/api-headers.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { crossSiteGuard } from './http/middleware/cross-site.js';
 import { jsonErrors, notFound } from './http/json-errors.js';
@@ -194,7 +194,10 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   // Only requests with a body: reading a GET's body would cost a full Request per read.
   registry.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/api/*', bodyLimit({
     maxBytes: config.bodyLimitBytes,
-    onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
+    onError: (c) => {
+      stampNoStore(c);
+      return c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413);
+    },
   }));
   registry.route('/api/bills', billRoutes(services));
   registry.route('/api/hooks/callback', callbackRoutes(services));

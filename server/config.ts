@@ -21,6 +21,8 @@ export interface WebhookConfig {
 
 export interface Config {
   port: number;
+  /** The address to listen on (HOST); null: every interface. */
+  host: string | null;
   /** The BFF's outside URL, no trailing slash. */
   publicUrl: string;
   /** True when BILL_API_BASE_URL is unset: the sandbox is mounted at `/sandbox` and used. */
@@ -186,8 +188,14 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(`BILL_CURRENCY must be a currency code such as USD, got "${currency}"`);
   }
 
+  const host = text(env, 'HOST') ?? null;
+  if (host !== null && !/^[A-Za-z0-9.:[\]-]{1,255}$/.test(host)) {
+    throw new ConfigError(`HOST must be an address or host name such as 127.0.0.1, ::1 or 0.0.0.0, got "${host}"`);
+  }
+
   return {
     port,
+    host,
     publicUrl,
     embeddedSandbox,
     upstream: {

@@ -29,6 +29,11 @@ export class BffError extends Error {
   }
 }
 
+/** Whether a failed call may work later (a BffError that says so, or anything else: the network). */
+export function retryable(error: unknown): boolean {
+  return !(error instanceof BffError) || error.retryable;
+}
+
 /** Checks the fields the element relies on. */
 export function isBillView(value: unknown): value is BillView {
   const v = value as BillView | null;
@@ -77,7 +82,7 @@ export class BffClient {
   }
 
   /** The URL of the bill's Server-Sent Events. */
-  eventsUrl(ref: BillRef): string {
+  _eventsUrl(ref: BillRef): string {
     return this.#base + this.#path(ref, '/events');
   }
 
@@ -94,7 +99,7 @@ export class BffClient {
         ...init,
         signal: AbortSignal.any([signal, timeout.signal]),
       });
-      this.#clock.observe(res.headers, sentAt, Date.now());
+      this.#clock._observe(res.headers, sentAt, Date.now());
       const body: unknown = await res.json().catch(() => null);
       if (!res.ok) {
         const error = (body as ErrorBody | null)?.error;

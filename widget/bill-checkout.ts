@@ -1,7 +1,6 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { BillView, Outcome } from '../contract/bill-view.js';
-import { backoffDelay, sleep } from './backoff.js';
-import { BffClient, BffError, isBillView, type BillRef, type CreateInput, type Transport } from './bff-client.js';
+import { BffClient, BffError, isBillView, retryable, type BillRef, type Transport } from './bff-client.js';
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
@@ -9,20 +8,15 @@ import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } fro
 import { formatAmount, formatDuration } from './format.js';
 import { icons } from './icons.js';
 import { qrPath, type QrPath } from './qr-code.js';
-import { clearSaved, readSaved, resumeKey, writeSaved } from './resume.js';
 import { parseSchemes, safeUrl } from './safe-url.js';
+import { SessionController, type Problem } from './controllers/session-controller.js';
 import { StatusController } from './controllers/status-controller.js';
 import { stringsFor, type Strings } from './strings.js';
 import { styles } from './styles.js';
 
-type Problem = 'unreachable' | 'createFailed' | 'notFound';
 type FinalOutcome = Exclude<Outcome, 'pending'>;
 
 const inputs = ['endpoint', 'orderId', 'orderTicket', 'amount', 'billId', 'token'] as const;
-
-function retryable(error: unknown): boolean {
-  return !(error instanceof BffError) || error.retryable;
-}
 
 /**
  * A bill of the bill payment service, shown as a QR code or a pay button, its status followed
@@ -142,38 +136,31 @@ export class BillCheckout extends LitElement {
 
   readonly #clock = new Clock();
   readonly #status = new StatusController(this, {
-    onView: (view) => this.#applyView(view),
-    onError: (error) => this.#statusFailed(error),
+    _onView: (view) => this.#applyView(view),
+    _onError: (error) => this.#statusFailed(error),
   });
   readonly #countdown = new CountdownController(this, this.#clock, () => {
     if (this._bill && !this._bill.isFinal) {
       this._announcement = this.#text.checking;
-      this.#status.checkNow();
+      this.#status._checkNow();
     }
   });
-  #run?: AbortController;
+  readonly #session = new SessionController(this, {
+    _onStart: () => this.#reset(),
+    _onBill: (ref, view) => this.#show(ref, view),
+    _onCreated: (view) => this.dispatchEvent(new BillCreatedEvent(view)),
+    _onProblem: (problem, error) => this.#fail(problem, error),
+  });
   #client?: BffClient;
   #ref?: BillRef;
-  #saveKey?: string;
   #finalFor?: string;
   #unsafeFor?: string;
   #autoView?: 'qr' | 'button';
   #qrCache?: { url: string; qr: QrPath };
   #hadFocus = false;
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    // Moved in the DOM while creating or loading: the aborted run starts over (and resumes).
-    if (!this._bill && this.#run?.signal.aborted) this.#start();
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    if (!this._bill) this.#run?.abort();
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (inputs.some((name) => changed.has(name))) this.#start();
+    if (inputs.some((name) => changed.has(name))) this.#session._start();
     if (this._bill) this.#autoView ??= prefersButton() ? 'button' : 'qr';
     this.#hadFocus = this.matches(':focus-within');
   }
@@ -189,59 +176,12 @@ export class BillCheckout extends LitElement {
     return { ...stringsFor(this.locale ?? navigator.language), ...this.strings };
   }
 
-  #start(): void {
-    this.#run?.abort();
-    const { signal } = (this.#run = new AbortController());
+  #reset(): BffClient {
     this.#status.stop();
     this.#countdown.set(undefined);
-    this._bill = this.#ref = this._problem = this.#saveKey = this._chosenView = undefined;
+    this._bill = this.#ref = this._problem = this._chosenView = undefined;
     this._reconnecting = this._copied = false;
-    const client = (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
-    const { billId, token, orderId, orderTicket, amount } = this;
-    const retry = async <T>(call: () => Promise<T>): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await call();
-        } catch (error) {
-          if (signal.aborted || !retryable(error)) throw error;
-          if (attempt === 1) {
-            this._problem = 'unreachable';
-            this._announcement = this.#text.unreachable;
-            this.#emitError(error);
-          }
-          await sleep(backoffDelay(attempt), signal);
-        }
-      }
-    };
-    const run = async (): Promise<void> => {
-      if (billId && token) return this.#show({ billId, token }, await retry(() => client.get({ billId, token }, signal)));
-      // An empty ticket is no ticket (JSON leaves the undefined member out).
-      const input: CreateInput | undefined = orderId ? { orderId, orderTicket: orderTicket || undefined } : amount ? { amount } : undefined;
-      if (!input) return;
-      const key = (this.#saveKey = resumeKey(this.endpoint, input));
-      const saved = readSaved(key);
-      if (saved.billId && saved.token) {
-        const ref = { billId: saved.billId, token: saved.token };
-        try {
-          return this.#show(ref, await retry(() => client.get(ref, signal)));
-        } catch (error) {
-          if (signal.aborted) throw error;
-        }
-      }
-      // Kept before the call, so that a reload mid-create asks for the same bill again.
-      const idempotencyKey = saved.idempotencyKey ?? crypto.randomUUID();
-      writeSaved(key, { idempotencyKey });
-      const { token: created, ...view } = await retry(() => client.create(input, idempotencyKey, signal));
-      const ref = { billId: view.billId, token: created };
-      writeSaved(key, ref);
-      this.dispatchEvent(new BillCreatedEvent(view));
-      this.#show(ref, view);
-    };
-    run().catch((error: unknown) => {
-      if (signal.aborted) return;
-      if (this.#saveKey) clearSaved(this.#saveKey);
-      this.#fail(billId && token ? 'notFound' : 'createFailed', error);
-    });
+    return (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
   }
 
   #transport(): Transport {
@@ -255,7 +195,7 @@ export class BillCheckout extends LitElement {
     this.#ref = ref;
     this._problem = undefined;
     this.#applyView(view);
-    if (!view.isFinal) this.#status.follow(this.#client!, ref, this.#transport().EventSource);
+    if (!view.isFinal) this.#status._follow(this.#client!, ref, this.#transport().EventSource);
   }
 
   #applyView(view: BillView): void {
@@ -276,7 +216,7 @@ export class BillCheckout extends LitElement {
       this.dispatchEvent(new BillStatusEvent(view));
       this._announcement = view.isFinal
         ? s[finalOutcome(view)]
-        : this.#countdown.remaining > 0 ? s.waiting : s.checking;
+        : this.#countdown._remaining > 0 ? s.waiting : s.checking;
     }
     if (view.isFinal && this.#finalFor !== view.billId) {
       this.#finalFor = view.billId;
@@ -287,7 +227,7 @@ export class BillCheckout extends LitElement {
 
   #statusFailed(error: unknown): boolean {
     if (!retryable(error)) {
-      if (this.#saveKey) clearSaved(this.#saveKey);
+      this.#session._forget();
       this.#fail('notFound', error);
       return false;
     }
@@ -327,13 +267,13 @@ export class BillCheckout extends LitElement {
       this.#emitError(error);
     } finally {
       this._cancelling = false;
-      this.#status.checkNow();
+      this.#status._checkNow();
     }
   }
 
   #startAgain(): void {
-    if (this.#saveKey) clearSaved(this.#saveKey);
-    this.#start();
+    this.#session._forget();
+    this.#session._start();
   }
 
   async #copy(url: string): Promise<void> {
@@ -357,7 +297,7 @@ export class BillCheckout extends LitElement {
         ${icon('failed')}
         <p part="status" class="strong" tabindex="-1">${s[problem]}</p>
         ${problem === 'createFailed'
-          ? html`<button part="retry-button" class="primary" @click=${this.#start}>${s.startAgain}</button>`
+          ? html`<button part="retry-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
           : nothing}
       </div>`;
     }
@@ -387,7 +327,7 @@ export class BillCheckout extends LitElement {
           : nothing}
       </div>`;
     }
-    const left = this.#countdown.remaining;
+    const left = this.#countdown._remaining;
     const reconnecting = this._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing;
     if (left <= 0) {
       return html`<div part="base">
@@ -435,10 +375,4 @@ function finalOutcome(view: BillView): FinalOutcome {
 
 function icon(name: keyof typeof icons): TemplateResult {
   return html`<svg part="icon" class="icon ${name}" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle><path d=${icons[name]}></path></svg>`;
-}
-
-declare global {
-  interface HTMLElementTagNameMap {
-    'bill-checkout': BillCheckout;
-  }
 }

@@ -9,7 +9,7 @@ export class Clock {
   }
 
   /** Learns the offset from a response's `X-Server-Time` (or `Date`) and the request's start and end. */
-  observe(headers: Headers, sentAt: number, receivedAt: number): void {
+  _observe(headers: Headers, sentAt: number, receivedAt: number): void {
     const server = serverTime(headers);
     if (server !== undefined) this.offset = Math.round(server - (sentAt + receivedAt) / 2);
   }

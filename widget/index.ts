@@ -1,6 +1,7 @@
 import './define.js';
 
 export { BillCheckout } from './bill-checkout.js';
+export type { BillCheckoutJsxProps } from './define.js';
 export { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
 export { BffError } from './bff-client.js';
 export { safeUrl } from './safe-url.js';

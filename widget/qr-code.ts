@@ -6,9 +6,12 @@ export interface QrPath {
   d: string;
 }
 
-/** Encodes `text` (error correction M) into a path of dark-module runs, with a quiet zone. */
+/**
+ * Encodes `text` (error correction M: qrcode's default, and the only level the bundle keeps, see
+ * scripts/build.mjs) into a path of dark-module runs, with a quiet zone.
+ */
 export function qrPath(text: string, quietZone = 4): QrPath {
-  const { size, data } = create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules;
+  const { size, data } = create([{ data: text, mode: 'byte' }]).modules;
   let d = '';
   for (let y = 0; y < size; y++) {
     const row = y * size;

@@ -9,6 +9,7 @@ import type { CheckoutErrorKind } from '../domain/errors.js';
 import { CheckoutError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
 import { ApiError, errorBody } from './errors.js';
+import { stampNoStore } from './middleware/api-headers.js';
 import { stampApiSecurity } from './middleware/security-headers.js';
 
 const STATUS_OF: Record<CheckoutErrorKind, ContentfulStatusCode> = {
@@ -61,6 +62,7 @@ export function jsonErrors(log: Logger): <H extends Handler | MiddlewareHandler>
 export function notFound(): NotFoundHandler {
   return function onNotFound(c: Context) {
     stampApiSecurity(c);
+    stampNoStore(c);
     return c.json(errorBody('not_found', 'No such resource.'), 404);
   };
 }

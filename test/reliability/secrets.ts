@@ -1,13 +1,15 @@
 // Secrets in the built assets: the demo (Vite) and the element (esbuild) are built with canary
-// secrets in the environment, and those outputs plus dist/ and demo/dist are scanned for every
-// form of every secret. Responses and log lines are scanned by each suite (support/record.ts).
+// secrets in the environment, and those outputs plus what a browser can load of dist/ (all but
+// dist/server, the compiled server, which holds the sandbox's public demo pair and is never
+// served) and demo/dist are scanned for every form of every secret. Responses and log lines are
+// scanned by each suite (support/record.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../../server/config.js';
+import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../../sandbox/credentials.js';
 import { TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
 import { WEBHOOK_SECRET } from './support/merchant.js';
 import { findLeaks } from './support/record.js';
@@ -47,7 +49,8 @@ export async function scanBuiltAssets(): Promise<AssetFigures> {
       entryPoints: [join(ROOT, 'widget/index.ts')], bundle: true, format: 'esm', minify: true, write: true,
       outfile: join(out, 'widget/bill-checkout.js'), tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'silent',
     });
-    const paths = [...files(out), ...files(join(ROOT, 'dist')), ...files(join(ROOT, 'demo/dist'))];
+    const browser = files(join(ROOT, 'dist')).filter((p) => !relative(join(ROOT, 'dist'), p).startsWith(`server${sep}`));
+    const paths = [...files(out), ...browser, ...files(join(ROOT, 'demo/dist'))];
     const texts = paths.map((p) => readFileSync(p).toString('latin1'));
     const secrets = [...Object.values(CANARIES), SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET, TEST_KEY, TEST_SECRET, WEBHOOK_SECRET];
     const leaks = findLeaks(texts, secrets, (i) => relative(ROOT, paths[i]!)).map((l) => `${l.secret} as ${l.form} in ${l.where}`);

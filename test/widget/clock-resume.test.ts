@@ -5,21 +5,21 @@ import { FakeEventSource, final, harness, has, text, timeline, view, type Harnes
 describe('clock offset', () => {
   it('takes the server time at the middle of the request from X-Server-Time', () => {
     const clock = new Clock();
-    clock.observe(new Headers({ 'x-server-time': '1000500' }), 1_000_000, 1_000_200);
+    clock._observe(new Headers({ 'x-server-time': '1000500' }), 1_000_000, 1_000_200);
     expect(clock.offset).to.equal(400);
   });
 
   it('falls back to the Date header, aiming at the middle of its second', () => {
     const clock = new Clock();
     const sent = Date.parse('2026-11-21T12:00:00Z');
-    clock.observe(new Headers({ date: 'Sat, 21 Nov 2026 12:01:00 GMT' }), sent, sent);
+    clock._observe(new Headers({ date: 'Sat, 21 Nov 2026 12:01:00 GMT' }), sent, sent);
     expect(clock.offset).to.equal(60_500);
   });
 
   it('keeps the offset when a response has neither', () => {
     const clock = new Clock();
     clock.offset = 42;
-    clock.observe(new Headers(), 0, 10);
+    clock._observe(new Headers(), 0, 10);
     expect(clock.offset).to.equal(42);
   });
 });

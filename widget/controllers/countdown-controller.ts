@@ -20,7 +20,7 @@ export class CountdownController implements ReactiveController {
   }
 
   /** Milliseconds left, `Infinity` without a deadline. */
-  get remaining(): number {
+  get _remaining(): number {
     return this.#deadline === undefined ? Infinity : Math.max(0, this.#deadline - this.#clock.now());
   }
 
@@ -45,7 +45,7 @@ export class CountdownController implements ReactiveController {
   #tick = (): void => {
     clearTimeout(this.#timer);
     if (!this.#connected || this.#deadline === undefined) return;
-    const left = this.remaining;
+    const left = this._remaining;
     this.#host.requestUpdate();
     if (left > 0) {
       // Wake on the next whole-second boundary of the displayed value.

@@ -5,11 +5,11 @@ import { parseView, type BffClient, type BillRef } from '../bff-client.js';
 
 /** How a StatusController reports and paces. */
 export interface StatusOptions {
-  onView(view: BillView): void;
+  _onView(view: BillView): void;
   /** Called on each failed check; return `false` when retrying cannot help, to stop. */
-  onError(error: unknown): boolean;
+  _onError(error: unknown): boolean;
   /** Between checks while pending, when polling. */
-  pollInterval?: number;
+  _pollInterval?: number;
   backoff?: Partial<BackoffOptions>;
 }
 
@@ -40,7 +40,7 @@ export class StatusController implements ReactiveController {
   }
 
   /** Starts following `ref`, replacing any bill followed before. */
-  follow(client: BffClient, ref: BillRef, eventSource: typeof EventSource): void {
+  _follow(client: BffClient, ref: BillRef, eventSource: typeof EventSource): void {
     this.stop();
     this.#target = { client, ref, EventSource: eventSource };
     this.#streaming = true;
@@ -55,7 +55,7 @@ export class StatusController implements ReactiveController {
   }
 
   /** Checks at once (after a cancel, at the deadline), in addition to the stream if open. */
-  checkNow(): void {
+  _checkNow(): void {
     if (this.#target && this.#connected) this.#schedule(0);
   }
 
@@ -91,7 +91,7 @@ export class StatusController implements ReactiveController {
   }
 
   #open(target: Target): void {
-    const source = new target.EventSource(target.client.eventsUrl(target.ref));
+    const source = new target.EventSource(target.client._eventsUrl(target.ref));
     this.#source = source;
     source.addEventListener('status', (event) => {
       const view = parseView((event as MessageEvent<string>).data);
@@ -109,7 +109,7 @@ export class StatusController implements ReactiveController {
   #deliver(view: BillView): void {
     this.#failures = 0;
     if (view.isFinal) this.stop();
-    this.#options.onView(view);
+    this.#options._onView(view);
   }
 
   #schedule(delay: number): void {
@@ -128,12 +128,12 @@ export class StatusController implements ReactiveController {
       if (this.#inflight !== inflight) return;
       this.#inflight = undefined;
       this.#deliver(view);
-      if (this.#target && !this.#streaming) this.#schedule(this.#options.pollInterval ?? 3000);
+      if (this.#target && !this.#streaming) this.#schedule(this.#options._pollInterval ?? 3000);
     } catch (error) {
       if (this.#inflight !== inflight) return;
       this.#inflight = undefined;
       this.#failures++;
-      if (!this.#options.onError(error)) return this.stop();
+      if (!this.#options._onError(error)) return this.stop();
       if (!this.#streaming) this.#schedule(backoffDelay(this.#failures, this.#options.backoff));
     }
   }

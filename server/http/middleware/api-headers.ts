@@ -13,11 +13,21 @@ export interface ApiHeadersOptions {
   cors?: BrowserCorsOptions;
 }
 
-/** What every API answer carries: `nosniff` and `X-Server-Time`, and CORS on browser routes. */
+/**
+ * No cache may keep an API answer: a create's carries the bill's token, a status changes, an
+ * error is about this request. Set before the handler, so that the error mechanism's answers
+ * (json-errors.ts) carry it too; an event stream sets its own `no-cache` over it.
+ */
+export function stampNoStore(c: Context): void {
+  c.header('Cache-Control', 'no-store');
+}
+
+/** What every API answer carries: `nosniff`, `Cache-Control: no-store` and `X-Server-Time`, and CORS on browser routes. */
 export function apiHeaders({ now, cors }: ApiHeadersOptions): HeaderStamp {
   const stampCors = cors ? corsStamp(cors) : undefined;
   return function stampApiHeaders(c) {
     stampApiSecurity(c);
+    stampNoStore(c);
     stampServerTime(c, now);
     return stampCors?.(c);
   };

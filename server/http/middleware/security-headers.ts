@@ -15,9 +15,20 @@ const PAGE_HEADERS: [string, string][] = [
   ['X-XSS-Protection', '0'],
 ];
 
+/**
+ * Pages the BFF serves load only their own scripts, styles and API (the demo, the not-found
+ * page); a page with its own needs (the sandbox's pay page) sets its own policy.
+ */
+const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; " +
+  "form-action 'self'; frame-ancestors 'self'";
+/** None of these is used by a checkout page; a page that needs one is not ours. */
+const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), bluetooth=()';
+
 /** The full set, for anything a browser may show as a page. */
 export function stampPageSecurity(c: Context): void {
   for (const [name, value] of PAGE_HEADERS) c.header(name, value);
+  c.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  c.header('Permissions-Policy', PERMISSIONS_POLICY);
 }
 
 /**

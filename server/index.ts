@@ -1,0 +1,30 @@
+// `bill-checkout/server`: everything a merchant's Node server needs, from one call
+// (serveBillCheckout) to the parts to assemble by hand (README, "The BFF").
+export { createBillCheckout, CheckoutError, orderTicket } from './app.js';
+export type {
+  BillCheckout, BillCheckoutHooks, BillCheckoutOptions, BillCheckoutParts, BillNotice, ResolveOrder, ResolveOrderContext,
+} from './app.js';
+export { ConfigError, loadConfig, MIN_SECRET_LENGTH } from './config.js';
+export type { Config, OperationShape, StatusCodes, UpstreamConfig, WebhookConfig } from './config.js';
+export type { CheckoutErrorKind } from './domain/errors.js';
+export type { OrderAmount } from './domain/orders/order-lookup.js';
+export { verifyOrderTicket } from './domain/orders/order-ticket.js';
+export type { WebhookPayload } from './domain/notify/notice-worker.js';
+export { createLogger, silentLogger } from './log.js';
+export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.js';
+export { openStore } from './store/open-store.js';
+export { createSqliteStore } from './store/sqlite.js';
+export type { SqliteStoreOptions } from './store/sqlite.js';
+export { createPostgresStore } from './store/postgres.js';
+export type { PostgresStoreOptions } from './store/postgres.js';
+export type { Store, StoredBill } from './store/types.js';
+export * from './upstream/index.js';
+export { webSse } from './http/sse/sse-transport.js';
+export type { SseTransport } from './http/sse/sse-transport.js';
+export { nodeSse } from './platform/node/sse-socket.js';
+export { nodeHttpClient } from './platform/node/http-client.js';
+export type { NodeHttpClientOptions } from './platform/node/http-client.js';
+export { nodeHmacSha256 } from './platform/node/hmac.js';
+export { serveBillCheckout } from './platform/node/serve.js';
+export type { RunningBillCheckout, ServeBillCheckoutOptions } from './platform/node/serve.js';
+export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/bill-view.js';

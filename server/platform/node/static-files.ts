@@ -1,0 +1,220 @@
+// The files the BFF serves besides its API: the drop-in element (at /bill-checkout.js and at a
+// versioned, immutable URL that a page can pin with its SRI hash) and the built demo. Each file is
+// read and compressed (brotli, gzip) once at start; an answer is the encoding the browser asks
+// for, with an ETag and a cache lifetime that fits the file: a year for names that carry their
+// content's hash, revalidation for the rest.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Context, Hono } from 'hono';
+import type { Config } from '../../config.js';
+import { mintDemoOrder } from '../../demo-orders/routes.js';
+import type { DemoOrdersOptions } from '../../demo-orders/routes.js';
+import { errorBody } from '../../http/errors.js';
+import { stampPageSecurity } from '../../http/middleware/security-headers.js';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json',
+};
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.svg', '.txt', '.map']);
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Vite's hashed build output: `assets/name-<hash>.ext`. */
+const HASHED_ASSET = /^\/assets\/.+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
+
+export const NOT_BUILT_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  '<title>bill-checkout</title><h1>bill-checkout</h1><p>The BFF is running. The demo is not built yet ' +
+  '(<code>npm run build</code>).</p><p>API: <code>/api/bills</code>, health: <a href="/healthz">/healthz</a>.</p></html>';
+
+/** The folder of this package (its package.json), from the sources or from the compiled dist/server. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'bill-checkout') return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error('bill-checkout: its package.json was not found above ' + fileURLToPath(import.meta.url));
+    dir = up;
+  }
+}
+
+/** The drop-in's release names: what `npm run build` writes and this server answers. */
+export interface DropIn {
+  /** `bill-checkout.<first 16 hex of its SHA-256>.js` */
+  versionedName: string;
+  /** `sha384-<base64>`, for `<script integrity=…>`. */
+  integrity: string;
+}
+
+export function dropInRelease(code: Buffer): DropIn {
+  return {
+    versionedName: `bill-checkout.${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`,
+    integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
+  };
+}
+
+interface Entry {
+  type: string;
+  raw: Buffer;
+  gzip: Buffer | null;
+  br: Buffer | null;
+  etag: string;
+  cacheControl: string;
+}
+
+/** A file as it is served; `made: 'per request'` compresses quickly (gzip only) instead of as small as it can. */
+function entry(path: string, raw: Buffer, cacheControl: string, made: 'at start' | 'per request' = 'at start'): Entry {
+  const ext = extname(path);
+  const compress = COMPRESSIBLE.has(ext) && raw.length > 256;
+  const atStart = made === 'at start';
+  return {
+    type: TYPES[ext] ?? 'application/octet-stream',
+    raw,
+    gzip: compress ? gzipSync(raw, { level: atStart ? 9 : 6 }) : null,
+    br: compress && atStart
+      ? brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+      : null,
+    etag: `"${createHash('sha256').update(raw).digest('base64url').slice(0, 22)}"`,
+    cacheControl,
+  };
+}
+
+/** `br`, `gzip` or null, by the browser's Accept-Encoding (a `q=0` refuses). */
+function encodingFor(c: Context): 'br' | 'gzip' | null {
+  const accepted = new Map<string, number>();
+  for (const part of (c.req.header('accept-encoding') ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    if (name) accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const wants = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0;
+  if (wants('br')) return 'br';
+  if (wants('gzip')) return 'gzip';
+  return null;
+}
+
+function pick(file: Entry, encoding: 'br' | 'gzip' | null): ['br' | 'gzip' | null, Buffer] {
+  if (encoding === 'br' && file.br) return ['br', file.br];
+  if (encoding !== null && file.gzip) return ['gzip', file.gzip];
+  return [null, file.raw];
+}
+
+function answer(c: Context, file: Entry, extra: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = {
+    'Content-Type': file.type,
+    'Cache-Control': file.cacheControl,
+    ETag: file.etag,
+    ...extra,
+  };
+  if (file.gzip) headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : 'Accept-Encoding';
+  const match = c.req.header('if-none-match');
+  if (match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
+    return c.body(null, 304, headers);
+  }
+  const [encoding, body] = pick(file, file.gzip ? encodingFor(c) : null);
+  if (encoding) headers['Content-Encoding'] = encoding;
+  headers['Content-Length'] = String(body.length);
+  if (c.req.method === 'HEAD') return c.body(null, 200, headers);
+  return c.body(new Uint8Array(body), 200, headers);
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path, out);
+    else out.push(path);
+  }
+  return out;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+export interface StaticFilesOptions {
+  /** The package folder: `dist/bill-checkout.js` and `demo/dist/` are looked for under it. */
+  root: string;
+  config: Pick<Config, 'allowedOrigins'>;
+  /** Fills the script-tag page's order and ticket; null: that page is served as built (production). */
+  demoOrders: DemoOrdersOptions | null;
+}
+
+/**
+ * Adds the drop-in's routes and answers, from the app's not-found handler, the demo's files: a
+ * middleware on '*' would match every API path too, and take the status poll off its fast path.
+ */
+export async function staticFiles(app: Hono, { root, config, demoOrders }: StaticFilesOptions): Promise<void> {
+  const bundlePath = join(root, 'dist', 'bill-checkout.js');
+  const anyOrigin = config.allowedOrigins.includes('*');
+  const origins = new Set(config.allowedOrigins);
+  // A module script from another origin is fetched with CORS, and its SRI check needs it too.
+  const crossOrigin = (c: Context): Record<string, string> => {
+    const origin = c.req.header('origin');
+    const allow = anyOrigin ? '*' : origin !== undefined && origins.has(origin) ? origin : null;
+    return {
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'X-Content-Type-Options': 'nosniff',
+      ...(allow ? { 'Access-Control-Allow-Origin': allow } : {}),
+      ...(anyOrigin ? {} : { Vary: 'Origin' }),
+    };
+  };
+  if (existsSync(bundlePath)) {
+    const code = readFileSync(bundlePath);
+    const release = dropInRelease(code);
+    // Short-lived where the name stays the same; a year where the name is the content's hash.
+    const latest = entry(bundlePath, code, 'public, max-age=300, must-revalidate');
+    const pinned = { ...latest, cacheControl: IMMUTABLE };
+    app.get('/bill-checkout.js', (c) => answer(c, latest, crossOrigin(c)));
+    app.get(`/${release.versionedName}`, (c) => answer(c, pinned, crossOrigin(c)));
+  } else {
+    app.get('/bill-checkout.js', (c) => c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
+  }
+
+  const demo = join(root, 'demo', 'dist');
+  const files = new Map<string, Entry>();
+  let scriptTagPage: string | null = null;
+  if (existsSync(join(demo, 'index.html'))) {
+    for (const path of walk(demo)) {
+      const url = `/${relative(demo, path).split(sep).join('/')}`;
+      if (url === '/plain.html' && demoOrders) {
+        scriptTagPage = readFileSync(path, 'utf8');
+        continue;
+      }
+      files.set(url, entry(path, readFileSync(path), HASHED_ASSET.test(url) ? IMMUTABLE : 'no-cache'));
+    }
+    const index = files.get('/index.html');
+    if (index) files.set('/', index);
+  }
+  if (scriptTagPage !== null && demoOrders) {
+    const template = scriptTagPage;
+    // The script-tag page, as a merchant's server renders it: a fresh order and its ticket in the HTML.
+    app.get('/plain.html', async (c) => {
+      stampPageSecurity(c);
+      const order = await mintDemoOrder('poster', demoOrders);
+      const html = template
+        .replaceAll('__ORDER_ID__', escapeHtml(order.orderId))
+        .replaceAll('__ORDER_TICKET__', escapeHtml(order.orderTicket ?? ''));
+      return answer(c, entry('/plain.html', Buffer.from(html), 'no-store', 'per request'));
+    });
+  }
+
+  app.notFound((c) => {
+    stampPageSecurity(c);
+    const method = c.req.method;
+    const file = method === 'GET' || method === 'HEAD' ? files.get(c.req.path) : undefined;
+    if (file) return answer(c, file);
+    if (c.req.path === '/' && files.size === 0) return c.html(NOT_BUILT_PAGE);
+    return c.json(errorBody('not_found', 'No such resource.'), 404);
+  });
+}

@@ -1,0 +1,123 @@
+// The package as a merchant gets it: `npm pack`, installed into an empty project with
+// `npm install --omit=dev`, used with plain `node` (no tsx, no esbuild), and type-checked from a
+// TypeScript file and a React .tsx file. Also what the ecosystem's own checkers say of it.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FIXTURES = join(ROOT, 'test/build/fixtures/consumer');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+let built: Promise<void> | undefined;
+/** `npm run build` once for this file's tests: the tarball carries dist/. */
+function build(): Promise<void> {
+  built ??= (async () => {
+    const { build: buildAll } = (await import(pathToFileURL(join(ROOT, 'scripts/build.mjs')).href)) as { build: () => Promise<void> };
+    await buildAll();
+  })();
+  return built;
+}
+
+test('publint finds no error, and attw finds every entry resolvable for ESM consumers', { timeout: 300_000 }, async () => {
+  await build();
+  const lint = await run(process.execPath, [join(ROOT, 'node_modules/publint/src/cli.js'), '--strict'], { cwd: ROOT })
+    .then((r) => r.stdout + r.stderr, (e: { stdout: string; stderr: string }) => assert.fail(`publint failed:\n${e.stdout}${e.stderr}`));
+  assert.match(lint, /All good/);
+  const attw = await run(process.execPath, [join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js'), '--pack', '.', '--profile', 'esm-only', '--format', 'json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })
+    .then((r) => r.stdout, (e: { stdout: string }) => e.stdout);
+  const { analysis } = JSON.parse(attw) as { analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> } };
+  for (const [entry, { resolutions }] of Object.entries(analysis.entrypoints)) {
+    for (const kind of ['node16-esm', 'bundler']) {
+      assert.ok(resolutions[kind]?.resolution?.fileName, `${entry} resolves for ${kind}`);
+    }
+  }
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './custom-elements.json', './package.json', './sandbox', './server']);
+});
+
+test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, takes a payment, and the types check', { timeout: 600_000 }, async (t) => {
+  await build();
+  const dir = await mkdtemp(join(tmpdir(), 'bill-checkout-consumer-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const { stdout: packed } = await run(npm, ['pack', '--pack-destination', dir, '--json'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
+  const { filename, files } = tarball!;
+  const paths = files.map((f) => f.path);
+  for (const needed of ['dist/bill-checkout.js', 'dist/bill-checkout.sri.txt', 'dist/server/server/index.js', 'dist/server/server/index.d.ts', 'dist/types/widget/index.d.ts', 'custom-elements.json']) {
+    assert.ok(paths.includes(needed), `the tarball has ${needed}`);
+  }
+  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p)), 'no sources or tests in the tarball');
+
+  const app = join(dir, 'app');
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, type: 'module' }));
+  await run(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(dir, filename)], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
+  for (const tool of ['tsx', 'esbuild', 'typescript']) {
+    await assert.rejects(readFile(join(app, 'node_modules', tool, 'package.json')), `${tool} is not installed for production`);
+  }
+
+  // Plain node, the installed package, the embedded sandbox: create a bill, pay it, read it paid.
+  await cp(join(FIXTURES, 'serve.mjs'), join(app, 'serve.mjs'));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['serve.mjs'], {
+    cwd: app, env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: `file:${join(app, 'data.sqlite')}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => void child.kill('SIGKILL'));
+  let output = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /READY (\S+) 2/.exec(output);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`serve.mjs exited (${code}):\n${output}`)));
+  });
+  const base = await ready;
+  assert.equal((await fetch(`${base}/healthz`)).status, 200);
+  assert.equal(await (await fetch(`${base}/shop`)).text(), 'the merchant shop');
+  const created = await fetch(`${base}/api/bills`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'demo-mug-1' }),
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const bill = (await created.json()) as { billId: string; token: string; billAmount: string };
+  assert.equal(bill.billAmount, '12.5');
+  assert.equal((await fetch(`${base}/sandbox/_control/bills/${bill.billId}/pay`, { method: 'POST' })).status, 200);
+  const read = (await (await fetch(`${base}/api/bills/${bill.billId}?token=${bill.token}`)).json()) as { outcome: string };
+  assert.equal(read.outcome, 'paid');
+  const dropIn = await fetch(`${base}/bill-checkout.js`);
+  assert.equal(dropIn.status, 200);
+  assert.match(dropIn.headers.get('content-type') ?? '', /javascript/);
+  await dropIn.body?.cancel();
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 0, output);
+  assert.match(output, /NOTICE .*"outcome":"paid".*"livemode":false/);
+
+  // The declarations, from a TypeScript file and a React .tsx file, as a merchant's editor sees them.
+  await cp(FIXTURES, app, { recursive: true, filter: (src) => !src.endsWith('serve.mjs') });
+  await mkdir(join(app, 'node_modules/@types'), { recursive: true });
+  for (const types of ['react', 'node']) await symlink(join(ROOT, 'node_modules/@types', types), join(app, 'node_modules/@types', types), 'dir');
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).then(() => '', (e: { stdout: string }) => e.stdout);
+  assert.equal(checked, '', 'the consumer files type-check');
+});
