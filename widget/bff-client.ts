@@ -91,13 +91,12 @@ export class BffClient {
   }
 
   async #call(path: string, signal: AbortSignal, init: RequestInit = {}, anyBody = false): Promise<unknown> {
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), 15_000);
     try {
       const sentAt = Date.now();
       const res = await this.#transport.fetch(this.#base + path, {
         ...init,
-        signal: AbortSignal.any([signal, timeout.signal]),
+        // A call that hangs (a proxy that never answers) fails after 15 s and is retried.
+        signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
       });
       this.#clock._observe(res.headers, sentAt, Date.now());
       const body: unknown = await res.json().catch(() => null);
@@ -110,8 +109,6 @@ export class BffClient {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw error instanceof BffError ? error : new BffError('network', 'Network error');
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -14,9 +14,9 @@ export interface StatusOptions {
 }
 
 interface Target {
-  client: BffClient;
-  ref: BillRef;
-  EventSource: typeof EventSource;
+  _client: BffClient;
+  _ref: BillRef;
+  _EventSource: typeof EventSource;
 }
 
 /**
@@ -42,7 +42,7 @@ export class StatusController implements ReactiveController {
   /** Starts following `ref`, replacing any bill followed before. */
   _follow(client: BffClient, ref: BillRef, eventSource: typeof EventSource): void {
     this.stop();
-    this.#target = { client, ref, EventSource: eventSource };
+    this.#target = { _client: client, _ref: ref, _EventSource: eventSource };
     this.#streaming = true;
     this.#failures = 0;
     this.#resume();
@@ -91,7 +91,7 @@ export class StatusController implements ReactiveController {
   }
 
   #open(target: Target): void {
-    const source = new target.EventSource(target.client._eventsUrl(target.ref));
+    const source = new target._EventSource(target._client._eventsUrl(target._ref));
     this.#source = source;
     source.addEventListener('status', (event) => {
       const view = parseView((event as MessageEvent<string>).data);
@@ -124,7 +124,7 @@ export class StatusController implements ReactiveController {
     const inflight = new AbortController();
     this.#inflight = inflight;
     try {
-      const view = await target.client.get(target.ref, inflight.signal);
+      const view = await target._client.get(target._ref, inflight.signal);
       if (this.#inflight !== inflight) return;
       this.#inflight = undefined;
       this.#deliver(view);
