@@ -1,5 +1,6 @@
 // npm run build: the drop-in widget bundle, its type declarations and custom-elements.json.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -54,7 +55,8 @@ const identifier = '[A-Za-z$][\\w$]*';
 
 /**
  * The names qrcode's core modules define for one another: what each assigns to `exports`, to a
- * constructor, its prototype or `this`, and the keys of the object literals it assigns there. Left
+ * constructor, its prototype or `this`, the keys of the object literals it assigns there or returns,
+ * and the members of an `options` argument. Left
  * out: the names widget code that imports qrcode uses (`create`, `modules`…), and the names these
  * modules also read on built-in objects (`encode` of a TextEncoder, `floor` of Math…).
  */
@@ -64,9 +66,12 @@ export async function qrInternalNames() {
     .map((name) => readFile(join(qrCore, name), 'utf8')));
   for (const source of sources) {
     for (const [, name] of source.matchAll(new RegExp(`^\\s*(?:exports|this|[A-Z]\\w*(?:\\.prototype)?)\\.(?!prototype\\b)(${identifier})\\s*=(?!=)`, 'gm'))) names.add(name);
-    for (const { index } of source.matchAll(/^(?:exports\.\w+|[A-Z]\w*\.prototype)\s*=\s*\{/gm)) {
+    // Object literals assigned to exports or a prototype, and those a function returns.
+    for (const { index } of source.matchAll(/^(?:(?:exports\.\w+|[A-Z]\w*\.prototype)\s*=|\s*return)\s*\{/gm)) {
       for (const [, key] of topLevel(source, source.indexOf('{', index)).matchAll(new RegExp(`(?:^|,)\\s*(${identifier})\\s*:`, 'g'))) names.add(key);
     }
+    // The members of an `options` argument (create's), which only its caller could set.
+    for (const [, name] of source.matchAll(new RegExp(`\\boptions\\.(${identifier})`, 'g'))) names.add(name);
   }
   for (const name of await widgetNamesNearQr()) names.delete(name);
   for (const name of builtinNamesReadBy(sources.join('\n'))) names.delete(name);
@@ -173,7 +178,9 @@ export const widgetBuild = {
   target: 'es2022',
   minify: true,
   legalComments: 'linked',
-  tsconfig: 'tsconfig.json',
+  // tsconfig.json but `alwaysStrict` (implied by its `strict`): the bundle is an ES module, strict
+  // throughout, and would otherwise get a "use strict" in every qrcode module's CommonJS wrapper.
+  tsconfigRaw: { compilerOptions: { ...JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')).compilerOptions, alwaysStrict: false } },
   plugins: [...qrPlugins, minifyCss],
   mangleProps,
   logLevel: 'warning',

@@ -156,7 +156,7 @@ export class BillCheckout extends LitElement {
   #finalFor?: string;
   #unsafeFor?: string;
   #autoView?: 'qr' | 'button';
-  #qrCache?: { url: string; qr: QrPath };
+  #qrCache?: { _url: string; _qr: QrPath };
   #hadFocus = false;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
@@ -344,8 +344,8 @@ export class BillCheckout extends LitElement {
     } else if (showing === 'button') {
       payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
     } else {
-      if (this.#qrCache?.url !== url) this.#qrCache = { url, qr: qrPath(url) };
-      const { size, d } = this.#qrCache.qr;
+      if (this.#qrCache?._url !== url) this.#qrCache = { _url: url, _qr: qrPath(url) };
+      const { size, d } = this.#qrCache._qr;
       payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
           shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
         <p class="muted">${s.scan}</p>
