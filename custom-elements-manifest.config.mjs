@@ -4,8 +4,12 @@ import { posix } from 'node:path';
 export default {
   // The element's modules, and the contract whose types they export.
   globs: ['widget/**/*.ts', 'contract/bill-view.ts'],
-  exclude: ['widget/**/*.d.ts'],
+  // The languages are data the element loads on demand, not its API.
+  exclude: ['widget/**/*.d.ts', 'widget/locales/**'],
   outdir: '.',
+  // package.json names custom-elements.json itself; an analysis into another outdir (the manifest
+  // test's) must not rewrite it.
+  packagejson: false,
   litelement: true,
   plugins: [
     {

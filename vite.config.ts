@@ -3,14 +3,11 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { renderScriptTagPage } from './server/demo-orders/script-tag-page.js';
 
 const root = fileURLToPath(new URL('./demo', import.meta.url));
 const bff = process.env.BFF_URL ?? 'http://localhost:8787';
 const pages = ['index', 'variants', 'plain', 'admin', 'react'];
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 /**
  * The script-tag page carries its order in the HTML (`__ORDER_ID__`, `__ORDER_TICKET__`), filled
@@ -21,7 +18,7 @@ function scriptTagOrder(): Plugin {
   return {
     name: 'bill-checkout-demo:script-tag-order',
     apply: 'serve',
-    async transformIndexHtml(html) {
+    async transformIndexHtml(html, ctx) {
       if (!html.includes('__ORDER_ID__')) return html;
       let order: { orderId?: unknown; orderTicket?: unknown };
       try {
@@ -37,9 +34,9 @@ function scriptTagOrder(): Plugin {
         throw new Error(`No order for the script-tag page from the BFF's POST ${bff}/demo/orders ` +
           `(${error instanceof Error ? error.message : String(error)}): start it with \`npm start\`, or set BFF_URL.`);
       }
-      return html
-        .replaceAll('__ORDER_ID__', escapeHtml(order.orderId as string))
-        .replaceAll('__ORDER_TICKET__', escapeHtml(typeof order.orderTicket === 'string' ? order.orderTicket : ''));
+      // Under `npm run dev` the language comes from ?locale= only (the dev server does not hand the request's headers here).
+      const page = new Request(new URL(ctx.originalUrl ?? '/plain.html', 'http://localhost'));
+      return renderScriptTagPage(html, { orderId: order.orderId as string, orderTicket: typeof order.orderTicket === 'string' ? order.orderTicket : null }, page).html;
     },
   };
 }

@@ -1,7 +1,7 @@
 // Size of the drop-in bundle against its budget, and what it is made of.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { buildWidget, widgetFile, widgetMetafile } from '../scripts/build.mjs';
+import { buildWidget, onDemandDir, widgetFile, widgetMetafile } from '../scripts/build.mjs';
 
 const budget = 16 * 1024;
 if (!existsSync(widgetFile) || !existsSync(widgetMetafile)) await buildWidget();
@@ -14,6 +14,12 @@ console.log(`widget.gzip_bytes ${gzip}`);
 console.log(`widget.brotli_bytes ${brotli}`);
 console.log(`widget.gzip_budget_bytes ${budget}`);
 console.log(`widget.gzip_headroom_bytes ${budget - gzip}`);
+
+// The modules the element fetches on demand beside it (languages, the native bridge): not in the budget.
+for (const file of readdirSync(onDemandDir).sort()) {
+  const name = file.replace(/-[0-9a-f]{10}\.js$/, '');
+  console.log(`widget.on_demand.${name}_gzip_bytes ${gzipSync(readFileSync(`${onDemandDir}/${file}`), { level: 9 }).length}`);
+}
 
 // Shares of the minified bytes, from esbuild's metafile.
 const meta = JSON.parse(readFileSync(widgetMetafile, 'utf8'));

@@ -2,6 +2,10 @@
 // token is typed by the merchant and kept in this tab's sessionStorage only; nothing secret is built in.
 import type { ListBillsInput, StatusRecord } from '../server/upstream/types.js';
 import type { BillView } from '../contract/bill-view.js';
+import { formatDecimal } from './mount-checkout.js';
+import { setUpPage } from './page-language.js';
+
+const { lang, t } = setUpPage('navAdmin');
 
 /** What the BFF stored about a bill of the list; null for bills this shop did not create. */
 interface Local {
@@ -63,39 +67,39 @@ function token(): string | null {
 }
 
 async function admin<T>(path: string, body: unknown): Promise<T> {
-  const t = token();
-  if (!t) throw new AdminError('Type the admin token first.');
+  const bearer = token();
+  if (!bearer) throw new AdminError(t.needToken);
   let res: Response;
   try {
     res = await fetch(`/api/admin/${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
       body: JSON.stringify(body),
     });
   } catch {
-    throw new AdminError('The BFF could not be reached.');
+    throw new AdminError(t.bffUnreachable);
   }
   const answer = (await res.json().catch(() => null)) as T | { error?: { message?: string } } | null;
   if (res.ok) return answer as T;
-  if (res.status === 401 || res.status === 403) throw new AdminError('The admin token was refused.');
-  if (res.status === 404 && path === 'bills') throw new AdminError('The admin routes are off: ADMIN_TOKEN is not set on the BFF.');
+  if (res.status === 401 || res.status === 403) throw new AdminError(t.tokenRefused);
+  if (res.status === 404 && path === 'bills') throw new AdminError(t.routesOff);
   const message = (answer as { error?: { message?: string } } | null)?.error?.message;
-  throw new AdminError(message ?? `The BFF answered HTTP ${res.status}.`);
+  throw new AdminError(message ?? t.httpStatus(res.status));
 }
 
 function showTokenState(): void {
-  tokenState.textContent = token() ? 'A token is set for this tab.' : 'No token yet: bills are not shown.';
+  tokenState.textContent = token() ? t.tokenSet : t.tokenNone;
 }
 
 function addFilter(filter: Partial<Filter> = {}): void {
   const name = el('select', { name: 'filterName' }, ...FIELDS.map((f) => option(f, f === (filter.name ?? 'merchantReference'))));
   const match = el('select', { name: 'matchType' }, option('like', filter.matchType !== 'equal'), option('equal', filter.matchType === 'equal'));
-  const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: 'value (% and _ are wildcards)' });
-  const remove = el('button', { type: 'button', textContent: 'Remove' });
+  const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: t.valuePlaceholder });
+  const remove = el('button', { type: 'button', textContent: t.remove });
   const row = el('div', { className: 'filter-row' },
-    el('label', { className: 'field' }, 'Field', name),
-    el('label', { className: 'field' }, 'Match', match),
-    el('label', { className: 'field' }, 'Value', value),
+    el('label', { className: 'field' }, t.field, name),
+    el('label', { className: 'field' }, t.match, match),
+    el('label', { className: 'field' }, t.value, value),
     remove);
   remove.addEventListener('click', () => row.remove());
   filtersBox.append(row);
@@ -113,23 +117,23 @@ function filters(): Filter[] {
   });
 }
 
-const time = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+const time = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });
 
 function rowView(r: Row): HTMLTableRowElement {
   const outcome = el('td', {}, r.local
-    ? el('span', { className: `pill ${r.local.outcome}` }, r.local.outcome)
-    : el('span', { className: 'note' }, 'not from this shop'));
+    ? el('span', { className: `pill ${r.local.outcome}` }, t.outcomes[r.local.outcome])
+    : el('span', { className: 'note' }, t.notFromShop));
   if (r.local?.duplicatePayment) {
-    outcome.append(' ', el('span', { className: 'pill duplicate' }, 'Duplicate payment: refund'));
+    outcome.append(' ', el('span', { className: 'pill duplicate' }, t.duplicate));
   }
   const order = r.local?.orderId
     ? el('td', { className: 'mono' }, r.local.orderId)
     : el('td', {}, '—');
-  const notified = r.local ? (r.local.notified ? 'yes' : 'no') : '—';
+  const notified = r.local ? (r.local.notified ? t.yes : t.no) : '—';
   const actions = el('td');
   if (!r.isFinal) {
-    const cancel = el('button', { type: 'button', className: 'danger', textContent: 'Cancel' });
-    cancel.setAttribute('aria-label', `Cancel bill ${r.merchantReference}`);
+    const cancel = el('button', { type: 'button', className: 'danger', textContent: t.cancel });
+    cancel.setAttribute('aria-label', t.cancelBill(r.merchantReference));
     cancel.addEventListener('click', () => void cancelBill(r.billId, cancel));
     actions.append(cancel);
   }
@@ -138,7 +142,7 @@ function rowView(r: Row): HTMLTableRowElement {
     el('td', { className: 'mono' }, r.billId),
     order,
     el('td', { className: 'mono' }, r.merchantReference),
-    el('td', { className: 'num' }, `${r.billAmount} ${r.currency}`),
+    el('td', { className: 'num' }, `${formatDecimal(r.billAmount, lang)} ${r.currency}`),
     el('td', {}, `${r.statusName} (${r.status})`),
     outcome,
     el('td', {}, notified),
@@ -180,7 +184,7 @@ async function render(run: number): Promise<void> {
     total = answer.total;
     tbody.replaceChildren(...answer.lists.map(rowView));
     if (answer.lists.length === 0) {
-      tbody.append(el('tr', {}, Object.assign(el('td', {}, 'No bills match.'), { colSpan: 9 })));
+      tbody.append(el('tr', {}, Object.assign(el('td', {}, t.noBills), { colSpan: 9 })));
     }
   } catch (error) {
     if (run !== loads) return;
@@ -189,7 +193,7 @@ async function render(run: number): Promise<void> {
     total = 0;
   }
   const pages = Math.max(1, Math.ceil(total / size));
-  pageInfo.textContent = `Page ${pageIndex} of ${pages} · ${total} bill${total === 1 ? '' : 's'}`;
+  pageInfo.textContent = t.pageInfo(pageIndex, pages, total);
   prev.disabled = pageIndex <= 1;
   next.disabled = pageIndex >= pages;
 }
@@ -237,12 +241,12 @@ bindForm.addEventListener('submit', async (e) => {
   bindResult.className = 'note';
   if (!customer.email && !customer.phone) {
     bindResult.className = 'note alert';
-    bindResult.textContent = 'Give an email or a phone number.';
+    bindResult.textContent = t.giveContact;
     return;
   }
   try {
     const answer = await admin<{ customerId: string }>('customers', customer);
-    bindResult.textContent = `Bound: customer id ${answer.customerId}`;
+    bindResult.textContent = t.bound(answer.customerId);
   } catch (error) {
     bindResult.className = 'note alert';
     bindResult.textContent = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,7 @@ export interface MountOptions {
   onCreated?(bill: BillView): void;
   onStatus?(bill: BillView): void;
   onFinal?(bill: BillView): void;
+  onError?(error: Error): void;
 }
 
 export function mountCheckout(host: Element, options: MountOptions): HTMLElement {
@@ -14,19 +15,29 @@ export function mountCheckout(host: Element, options: MountOptions): HTMLElement
   el.addEventListener('bill-created', (e) => options.onCreated?.(e.detail));
   el.addEventListener('bill-status', (e) => options.onStatus?.(e.detail));
   el.addEventListener('bill-final', (e) => options.onFinal?.(e.detail));
+  el.addEventListener('bill-error', (e) => options.onError?.(e.detail));
   host.replaceChildren(el);
   return el;
 }
 
+const DECIMAL = /^-?\d+(?:\.(\d+))?$/;
+
+/** Money in `locale`, every digit of the decimal text kept (Intl formats the text itself, never a float). */
 export function formatMoney(amount: string, currency: string, locale?: string): string {
-  // Display only: the amount charged is decimal text from the server.
-  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(Number(amount));
+  const digits = DECIMAL.exec(amount);
+  if (!digits) return `${amount} ${currency}`;
+  const decimals = digits[1]?.length ?? 0;
+  let format = new Intl.NumberFormat(locale, { style: 'currency', currency });
+  if (decimals > (format.resolvedOptions().maximumFractionDigits ?? 0)) {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency, maximumFractionDigits: decimals });
+  }
+  return format.format(amount as `${number}`);
 }
 
-export const OUTCOME_TEXT: Record<BillView['outcome'], string> = {
-  pending: 'waiting for payment.',
-  paid: 'paid. Thank you!',
-  failed: 'the payment failed.',
-  cancelled: 'cancelled.',
-  expired: 'the bill expired before it was paid.',
-};
+/** A decimal in `locale` with at least two decimals and every digit kept (the admin page shows the currency's code beside it). */
+export function formatDecimal(amount: string, locale?: string): string {
+  const digits = DECIMAL.exec(amount);
+  if (!digits) return amount;
+  const decimals = Math.max(2, digits[1]?.length ?? 0);
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: decimals }).format(amount as `${number}`);
+}

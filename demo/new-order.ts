@@ -1,6 +1,7 @@
 // A new order from the shop's server, as a merchant's checkout gets one: the server mints the order
 // id and its ticket (POST /demo/orders, server/demo-orders/routes.ts), a page never makes them up. The
 // element is then given both: order-id and order-ticket.
+import type { DemoStrings } from '../server/demo-orders/demo-strings.js';
 
 export interface NewOrder {
   orderId: string;
@@ -11,8 +12,12 @@ export interface NewOrder {
   currency: string;
 }
 
-/** The shop's server could not give an order; `message` is fit to show. */
-export class NewOrderError extends Error {}
+/** The shop's server could not give an order: unreachable (status 0), or its answer's HTTP status. */
+export class NewOrderError extends Error {
+  constructor(readonly status: number) {
+    super(status === 0 ? "The shop's server could not be reached." : `The shop's server answered HTTP ${status}.`);
+  }
+}
 
 function isNewOrder(x: unknown): x is NewOrder {
   if (typeof x !== 'object' || x === null) return false;
@@ -33,11 +38,11 @@ export async function newOrder(product: string, signal?: AbortSignal): Promise<N
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new NewOrderError("The shop's server could not be reached to start an order.");
+    throw new NewOrderError(0);
   }
   const answer: unknown = await res.json().catch(() => null);
   if (res.status !== 201 || !isNewOrder(answer)) {
-    throw new NewOrderError(`The shop's server could not start an order (HTTP ${res.status}).`);
+    throw new NewOrderError(res.status);
   }
   return answer;
 }
@@ -49,6 +54,8 @@ export function orderAttributes(order: Pick<NewOrder, 'orderId' | 'orderTicket'>
     : { 'order-id': order.orderId, 'order-ticket': order.orderTicket };
 }
 
-export function problemText(error: unknown): string {
-  return error instanceof NewOrderError ? error.message : "The shop's server could not start an order.";
+/** What the customer is told when no order came, in the page's language. */
+export function problemText(error: unknown, t: Pick<DemoStrings, 'orderUnreachable' | 'orderRefused' | 'orderFailed'>): string {
+  if (!(error instanceof NewOrderError)) return t.orderFailed;
+  return error.status === 0 ? t.orderUnreachable : t.orderRefused(error.status);
 }

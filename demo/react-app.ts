@@ -5,6 +5,9 @@ import { createElement as h, StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { BillView } from '../contract/bill-view.js';
 import { newOrder, problemText, type NewOrder } from './new-order.js';
+import { setUpPage } from './page-language.js';
+
+const { lang, t } = setUpPage('navReact');
 
 function describe(name: string, e: Event): string {
   const bill = (e as CustomEvent<BillView | undefined>).detail;
@@ -19,7 +22,7 @@ function useNewOrder(product: string, round: number): { order: NewOrder | null; 
     const abort = new AbortController();
     newOrder(product, abort.signal).then(
       (order) => setState({ round, order, problem: null }),
-      (error: unknown) => { if (!abort.signal.aborted) setState({ round, order: null, problem: problemText(error) }); },
+      (error: unknown) => { if (!abort.signal.aborted) setState({ round, order: null, problem: problemText(error, t) }); },
     );
     return () => abort.abort();
   }, [product, round]);
@@ -34,6 +37,7 @@ function Checkout({ order, onLine, onFinal }: {
     orderId: order.orderId,
     orderTicket: order.orderTicket ?? undefined,
     mode: 'qr',
+    locale: lang,
     cancellable: true,
     'onbill-created': (e: Event) => onLine(describe('bill-created', e)),
     'onbill-status': (e: Event) => onLine(describe('bill-status', e)),
@@ -55,27 +59,27 @@ function App() {
   let checkout;
   if (order) {
     checkout = [
-      h('p', { className: 'order-id', key: 'id' }, `Order ${order.orderId} (passed as the orderId property, with its orderTicket)`),
+      h('p', { className: 'order-id', key: 'id' }, t.reactOrder(order.orderId)),
       h(Checkout, { key: order.orderId, order, onLine: add, onFinal: setFinal }),
     ];
   } else if (problem) {
     checkout = h('p', { className: 'note alert', role: 'alert' }, problem);
   } else {
-    checkout = h('p', { className: 'note', role: 'status' }, "Getting an order from the shop's server…");
+    checkout = h('p', { className: 'note', role: 'status' }, t.reactGettingOrder);
   }
 
   return h('div', { className: 'grid two' },
     h('section', { className: 'card stack', 'aria-labelledby': 'react-product' },
-      h('h2', { id: 'react-product' }, 'Enamel camp mug'),
+      h('h2', { id: 'react-product' }, t.products.mug?.name ?? 'Enamel camp mug'),
       checkout),
     h('section', { className: 'card stack', 'aria-labelledby': 'react-events' },
-      h('h2', { id: 'react-events' }, 'Events React received'),
+      h('h2', { id: 'react-events' }, t.reactEvents),
       h('ol', { className: 'event-log', id: 'event-log' }, log.map((line, i) => h('li', { key: i }, line))),
-      final && h('p', { className: 'done', id: 'react-final', role: 'status' }, `React state: the bill is ${final.outcome}.`),
+      final && h('p', { className: 'done', id: 'react-final', role: 'status' }, t.reactFinal(t.outcomes[final.outcome])),
       h('button', {
         type: 'button',
         onClick: () => { setRound((r) => r + 1); setLog([]); setFinal(null); },
-      }, problem ? 'Try again' : 'New order')),
+      }, problem ? t.tryAgain : t.newOrderShort)),
   );
 }
 

@@ -4,11 +4,13 @@
 import '../widget/index.js';
 import type { BillView } from '../contract/bill-view.js';
 import { DEMO_PRODUCTS, type DemoProduct } from '../server/demo-orders/catalogue.js';
+import { BRAND } from '../server/demo-orders/demo-strings.js';
 import { clearCheckout, currentCheckout, saveCheckout, type Checkout } from './checkout-store.js';
-import { formatMoney, mountCheckout, OUTCOME_TEXT } from './mount-checkout.js';
+import { formatMoney, mountCheckout } from './mount-checkout.js';
 import { newOrder, orderAttributes, problemText } from './new-order.js';
+import { setUpPage, withLanguage } from './page-language.js';
 
-const BRAND = 'Northwind Goods';
+const { lang, t } = setUpPage('navShop');
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const pageTitle = $('page-title');
@@ -20,7 +22,6 @@ const orderError = $('order-error');
 const orderRetry = $<HTMLButtonElement>('order-retry');
 const payButton = $<HTMLButtonElement>('pay');
 const checkoutBox = $('checkout');
-const hint = $('pay-hint');
 const note = $('order-note');
 const newOrderButton = $<HTMLButtonElement>('new-order');
 
@@ -28,10 +29,21 @@ function product(slug: string | null | undefined): DemoProduct {
   return DEMO_PRODUCTS.find((p) => p.slug === slug) ?? DEMO_PRODUCTS[0]!;
 }
 
+/** The product's name and blurb in the page's language (the catalogue's when not translated). */
+function described(p: DemoProduct): { name: string; blurb: string } {
+  return t.products[p.slug] ?? p;
+}
+
+function price(p: DemoProduct): string {
+  return formatMoney(p.price, p.currency, lang);
+}
+
 /** The chosen product; its order once the shop's server has minted it. */
 let selected = DEMO_PRODUCTS[0]!.slug;
 let checkout: Checkout | null = null;
 let asks = 0;
+/** The checkout is on: the Pay button stays where it is (nothing below it moves), disabled. */
+let paying = false;
 
 function renderProducts(locked: boolean): void {
   productsBox.querySelectorAll('label').forEach((l) => l.remove());
@@ -42,10 +54,11 @@ function renderProducts(locked: boolean): void {
       type: 'radio', name: 'product', value: p.slug, checked: p.slug === selected, disabled: locked,
     });
     input.addEventListener('change', () => void choose(p.slug));
-    const name = Object.assign(document.createElement('span'), { className: 'name', textContent: p.name });
-    const price = Object.assign(document.createElement('span'), { className: 'price', textContent: formatMoney(p.price, p.currency) });
-    const blurb = Object.assign(document.createElement('span'), { className: 'blurb', textContent: p.blurb });
-    label.append(input, name, price, blurb);
+    const text = described(p);
+    const name = Object.assign(document.createElement('span'), { className: 'name', textContent: text.name });
+    const cost = Object.assign(document.createElement('span'), { className: 'price', textContent: price(p) });
+    const blurb = Object.assign(document.createElement('span'), { className: 'blurb', textContent: text.blurb });
+    label.append(input, name, cost, blurb);
     productsBox.append(label);
   }
 }
@@ -53,9 +66,9 @@ function renderProducts(locked: boolean): void {
 function renderCart(): void {
   const p = product(selected);
   const rows: [string, string, string?][] = [
-    [`1 × ${p.name}`, formatMoney(p.price, p.currency)],
-    ['Shipping', 'Free'],
-    ['Total', formatMoney(p.price, p.currency), 'total'],
+    [`1 × ${described(p).name}`, price(p)],
+    [t.shipping, t.free],
+    [t.total, price(p), 'total'],
   ];
   cart.replaceChildren(...rows.flatMap(([term, value, cls]) => {
     const dt = Object.assign(document.createElement('dt'), { textContent: term });
@@ -63,9 +76,9 @@ function renderCart(): void {
     if (cls) { dt.className = cls; dd.className = cls; }
     return [dt, dd];
   }));
-  orderIdText.textContent = checkout ? `Order ${checkout.orderId}` : '';
-  payButton.textContent = `Pay ${formatMoney(p.price, p.currency)}`;
-  payButton.disabled = checkout === null;
+  orderIdText.textContent = checkout ? t.order(checkout.orderId) : '';
+  payButton.textContent = t.pay(price(p));
+  payButton.disabled = checkout === null || paying;
 }
 
 /** A new order for `slug` from the shop's server; the latest choice wins. */
@@ -76,7 +89,7 @@ async function choose(slug: string): Promise<void> {
   orderError.textContent = '';
   orderRetry.hidden = true;
   renderCart();
-  orderIdText.textContent = 'Getting your order…';
+  orderIdText.textContent = t.gettingOrder;
   try {
     const order = await newOrder(slug);
     if (ask !== asks) return;
@@ -85,7 +98,7 @@ async function choose(slug: string): Promise<void> {
   } catch (error) {
     if (ask !== asks) return;
     orderIdText.textContent = '';
-    orderError.textContent = `${problemText(error)} Try again in a moment.`;
+    orderError.textContent = `${problemText(error, t)} ${t.tryInAMoment}`;
     orderRetry.hidden = false;
   }
 }
@@ -94,15 +107,18 @@ function startPayment(): void {
   if (!checkout) return;
   const order = checkout;
   saveCheckout(order);
+  paying = true;
   renderProducts(true);
-  payButton.hidden = true;
-  hint.hidden = true;
+  renderCart();
   let shown = false;
   mountCheckout(checkoutBox, {
-    attributes: { ...orderAttributes(order), cancellable: '' },
+    // The service's documents do not name the gold unit: a merchant names the one its service uses.
+    attributes: { ...orderAttributes(order), cancellable: '', locale: lang, 'gold-unit': 'g' },
     onCreated(bill) {
       checkout = { ...order, billId: bill.billId };
       saveCheckout(checkout);
+      delete checkoutBox.dataset.stale;
+      newOrderButton.hidden = true;
     },
     onStatus(bill) {
       showOutcome(bill);
@@ -111,9 +127,14 @@ function startPayment(): void {
         bringIntoView();
       }
     },
-    onFinal(bill) {
-      showOutcome(bill);
-      newOrderButton.hidden = false;
+    onFinal: showOutcome,
+    onError(error) {
+      // The order's ticket has run out (a tab left open for long): starting this order again cannot
+      // work, so the way on is a new order, in place of the element's own retry.
+      if ('code' in error && error.code === 'order_ticket_invalid') {
+        checkoutBox.dataset.stale = '';
+        newOrderButton.hidden = false;
+      }
     },
   });
 }
@@ -126,46 +147,20 @@ function bringIntoView(): void {
   }
 }
 
+/**
+ * The note under the element, and the one way to start again each state has: after a payment a new
+ * order (the shop's button); after a failed, cancelled or expired bill the element's own "Start
+ * again", a new bill for the same order (the shop's button stays hidden).
+ */
 function showOutcome(bill: BillView): void {
+  checkoutBox.dataset.outcome = bill.isFinal ? bill.outcome : 'pending';
   note.className = bill.outcome === 'paid' ? 'note done' : 'note';
-  note.textContent = bill.isFinal && checkout ? `Order ${checkout.orderId}: ${OUTCOME_TEXT[bill.outcome]}` : '';
+  note.textContent = bill.isFinal && checkout ? t.orderNote[bill.outcome](checkout.orderId) : '';
+  newOrderButton.hidden = !(bill.isFinal && bill.outcome === 'paid');
 }
 
 const OUTCOMES = ['pending', 'paid', 'failed', 'cancelled', 'expired'] as const;
 type Outcome = (typeof OUTCOMES)[number];
-
-/** What the customer is told, per outcome; `order` is where the order's id goes (or "your order"). */
-const RESULT: Record<Outcome | 'unknown', { heading: string; text: (order: Node) => (Node | string)[] }> = {
-  paid: {
-    heading: 'Payment received',
-    text: (order) => [`${BRAND} has your payment for `, order, '. You can close this page and go back to where you started.'],
-  },
-  pending: {
-    heading: 'Waiting for confirmation',
-    text: (order) => [`${BRAND} is waiting for the payment service to confirm the payment for `, order,
-      '. The page where you started will show the result as soon as it is confirmed; you can close this one.'],
-  },
-  failed: {
-    heading: 'Payment failed',
-    text: (order) => ['The payment for ', order, ` did not go through, so ${BRAND} has not been paid. `,
-      'Go back to where you started to try again, or start a new order here.'],
-  },
-  cancelled: {
-    heading: 'Payment cancelled',
-    text: (order) => ['The bill for ', order, ` was cancelled before it was paid, so ${BRAND} has not been paid. `,
-      'Go back to where you started, or start a new order here.'],
-  },
-  expired: {
-    heading: 'Bill expired',
-    text: (order) => ['The bill for ', order, ` expired before it was paid, so ${BRAND} has not been paid. `,
-      'Go back to where you started, or start a new order here.'],
-  },
-  unknown: {
-    heading: 'Back from the payment page',
-    text: (order) => ['This link does not say how the payment for ', order, ' went. ',
-      'The page where you started the payment shows its result.'],
-  },
-};
 
 /**
  * The device that paid, back from the payment page, in a tab that did not start the bill (the
@@ -177,23 +172,28 @@ function showResult(query: URLSearchParams, inProgress: boolean): void {
   const outcome = (OUTCOMES as readonly string[]).includes(given ?? '') ? (given as Outcome) : 'unknown';
   const orderId = query.get('orderId')?.trim().slice(0, 200) || null;
   const billId = query.get('billId')!.trim().slice(0, 200);
-  const view = RESULT[outcome];
+  const view = t.result[outcome];
 
-  let order: Node = document.createTextNode('your order');
+  let order: Node = document.createTextNode(t.yourOrder);
   if (orderId) {
+    const [before = '', after = ''] = t.namedOrder.split('{ref}');
     const named = document.createElement('span');
-    named.append('order ', Object.assign(document.createElement('span'), { className: 'ref', textContent: orderId }));
+    named.append(before, Object.assign(document.createElement('span'), { className: 'ref', textContent: orderId }), after);
     order = named;
   }
   shop.hidden = true;
   pageTitle.textContent = view.heading;
-  document.title = `${BRAND}: ${view.heading.toLowerCase()}`;
+  document.title = `${BRAND}: ${view.heading.toLocaleLowerCase(lang)}`;
   const result = $('result');
   result.dataset.outcome = outcome;
-  $('result-text').replaceChildren(...view.text(order));
-  $('result-bill').textContent = `Bill ${billId}`;
+  // The text's {brand} and {order}, the order as a node (its id set apart, and only ever as text).
+  $('result-text').replaceChildren(...view.text.split(/(\{brand\}|\{order\})/).map((piece) =>
+    piece === '{brand}' ? BRAND : piece === '{order}' ? order : piece));
+  $('result-bill').textContent = t.resultBill(billId);
   // A checkout of this tab's own is still open: that is where "back" goes.
-  $('result-new').textContent = inProgress ? 'Back to your checkout' : 'Start a new order';
+  const back = $<HTMLAnchorElement>('result-new');
+  back.textContent = inProgress ? t.backToCheckout : t.newOrder;
+  back.href = withLanguage('./');
   result.hidden = false;
 }
 
@@ -201,7 +201,7 @@ payButton.addEventListener('click', startPayment);
 orderRetry.addEventListener('click', () => void choose(selected));
 newOrderButton.addEventListener('click', () => {
   clearCheckout();
-  location.replace(`${location.pathname}?product=${encodeURIComponent(selected)}`);
+  location.replace(withLanguage(`${location.pathname}?product=${encodeURIComponent(selected)}`));
 });
 
 // The return route sends the customer back here with ?billId=…&orderId=…&outcome=…. All are only
@@ -215,13 +215,13 @@ if (returned && returned !== resumed?.billId) {
   // The query stays in the address: a reload shows the same page, not a fresh cart.
   showResult(params, resumed !== null);
 } else {
-  if (returned) history.replaceState(null, '', location.pathname);
+  if (returned) history.replaceState(null, '', withLanguage(location.pathname));
   if (resumed) {
     checkout = resumed;
     selected = resumed.product;
     renderCart();
     startPayment();
-    if (returned) note.textContent = 'Back from the payment page: checking the payment…';
+    if (returned) note.textContent = t.checkingReturn;
   } else {
     void choose(product(params.get('product')).slug);
     renderProducts(false);

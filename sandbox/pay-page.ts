@@ -1,7 +1,92 @@
 // The pay page at billUrl: one self-contained HTML document (no external resources), every piece
-// of service text escaped.
+// of service text escaped, in the customer's language.
 import type { StatusKey } from './dialect.js';
 import type { StatusRecordWire } from './types.js';
+
+export const PAGE_LANGUAGES = ['en', 'id', 'ms', 'th', 'vi', 'zh-CN'] as const;
+export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
+
+interface PageText {
+  payBill: string;
+  gold: string;
+  bill: string;
+  timeLeft: string;
+  pay: string;
+  decline: string;
+  back: string;
+  notice: string;
+  notFound: string;
+  notFoundText: string;
+  /** Names of the final states (English shows the service's own statusName instead). */
+  states: Record<StatusKey, string>;
+}
+
+const TEXT: Record<PageLanguage, PageText> = {
+  en: {
+    payBill: 'Pay bill', gold: 'Gold-conversion amount', bill: 'Bill', timeLeft: 'Time left', pay: 'Pay',
+    decline: 'Decline', back: 'Return to the merchant',
+    notice: 'Sandbox of the bill payment service: no real money moves.',
+    notFound: 'Bill not found', notFoundText: 'This bill does not exist. Check the link.',
+    states: { pending: 'Pending payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' },
+  },
+  id: {
+    payBill: 'Bayar tagihan', gold: 'Jumlah konversi emas', bill: 'Tagihan', timeLeft: 'Sisa waktu', pay: 'Bayar',
+    decline: 'Tolak', back: 'Kembali ke penjual',
+    notice: 'Sandbox layanan pembayaran tagihan: tidak ada uang sungguhan yang berpindah.',
+    notFound: 'Tagihan tidak ditemukan', notFoundText: 'Tagihan ini tidak ada. Periksa tautannya.',
+    states: { pending: 'Menunggu pembayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Kedaluwarsa' },
+  },
+  ms: {
+    payBill: 'Bayar bil', gold: 'Amaun penukaran emas', bill: 'Bil', timeLeft: 'Baki masa', pay: 'Bayar',
+    decline: 'Tolak', back: 'Kembali kepada peniaga',
+    notice: 'Sandbox perkhidmatan pembayaran bil: tiada wang sebenar yang berpindah.',
+    notFound: 'Bil tidak dijumpai', notFoundText: 'Bil ini tidak wujud. Sila semak pautan.',
+    states: { pending: 'Menunggu bayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Tamat tempoh' },
+  },
+  th: {
+    payBill: 'ชำระบิล', gold: 'จำนวนที่แปลงเป็นทองคำ', bill: 'บิล', timeLeft: 'เวลาที่เหลือ', pay: 'ชำระ',
+    decline: 'ปฏิเสธ', back: 'กลับไปยังร้านค้า',
+    notice: 'แซนด์บ็อกซ์ของบริการชำระบิล: ไม่มีการโอนเงินจริง',
+    notFound: 'ไม่พบบิล', notFoundText: 'ไม่มีบิลนี้ โปรดตรวจสอบลิงก์',
+    states: { pending: 'รอชำระเงิน', paid: 'ชำระแล้ว', failed: 'ไม่สำเร็จ', cancelled: 'ยกเลิกแล้ว', expired: 'หมดอายุ' },
+  },
+  vi: {
+    payBill: 'Thanh toán hóa đơn', gold: 'Lượng vàng quy đổi', bill: 'Hóa đơn', timeLeft: 'Thời gian còn lại', pay: 'Thanh toán',
+    decline: 'Từ chối', back: 'Quay lại cửa hàng',
+    notice: 'Môi trường thử nghiệm của dịch vụ thanh toán hóa đơn: không có tiền thật được chuyển.',
+    notFound: 'Không tìm thấy hóa đơn', notFoundText: 'Hóa đơn này không tồn tại. Vui lòng kiểm tra lại liên kết.',
+    states: { pending: 'Chờ thanh toán', paid: 'Đã thanh toán', failed: 'Thất bại', cancelled: 'Đã hủy', expired: 'Đã hết hạn' },
+  },
+  'zh-CN': {
+    payBill: '支付账单', gold: '黄金折算数量', bill: '账单', timeLeft: '剩余时间', pay: '支付',
+    decline: '拒绝', back: '返回商家',
+    notice: '账单支付服务的沙盒环境：不会产生真实的资金往来。',
+    notFound: '未找到账单', notFoundText: '此账单不存在，请检查链接。',
+    states: { pending: '待支付', paid: '已支付', failed: '支付失败', cancelled: '已取消', expired: '已过期' },
+  },
+};
+
+/** The page language of one BCP 47 tag, or null: `zh` unless Traditional (Hant, TW, HK, MO), `in` as `id`. */
+export function languageOf(tag: string): PageLanguage | null {
+  const [lang, ...rest] = tag.trim().toLowerCase().split(/[-_]/);
+  if (lang === 'zh') return rest.some((sub) => /^(hant|tw|hk|mo)$/.test(sub)) ? null : 'zh-CN';
+  const name = lang === 'in' ? 'id' : lang;
+  return PAGE_LANGUAGES.find((l) => l === name) ?? null;
+}
+
+/** The best of an Accept-Language header's languages that the page speaks, else English. */
+export function pageLanguage(acceptLanguage: string | null | undefined): PageLanguage {
+  const ranked = (acceptLanguage ?? '').split(',').map((part, index) => {
+    const [tag = '', ...params] = part.split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+  }).filter((r) => r.tag && r.q > 0).sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { tag } of ranked) {
+    const found = languageOf(tag);
+    if (found) return found;
+  }
+  return 'en';
+}
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -11,6 +96,13 @@ export function escapeHtml(text: string): string {
 export function money(amount: string): string {
   const [int, frac = ''] = amount.split('.');
   return `${int}.${frac.padEnd(2, '0')}`;
+}
+
+/** `money` with the language's decimal sign ("1234,50" in Vietnamese); digits kept as they are. */
+function localMoney(amount: string, lang: PageLanguage): string {
+  const [int = '', frac = ''] = money(amount).split('.');
+  const sign = new Intl.NumberFormat(lang).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
+  return `${int}${sign}${frac}`;
 }
 
 function timeLeft(ms: number): string {
@@ -31,6 +123,9 @@ export interface PayPageModel {
   /** Back to the merchant, for a final bill. */
   returnUrl: string;
   nonce: string;
+  lang: PageLanguage;
+  /** `?lang=…` when the page was asked for a language: carried into the forms' actions, so that a page shown again keeps it. */
+  langQuery?: string;
 }
 
 const STYLE = `
@@ -62,12 +157,12 @@ if(el){const end=performance.now()+Number(el.dataset.msLeft);
 const tick=()=>{const s=Math.max(0,Math.ceil((end-performance.now())/1000));
 el.textContent=Math.floor(s/60)+':'+String(s%60).padStart(2,'0');
 if(s===0){for(const b of document.querySelectorAll('button'))b.disabled=true;
-el.textContent='Expired';clearInterval(t);}};const t=setInterval(tick,1000);}
+el.textContent=el.dataset.expired;clearInterval(t);}};const t=setInterval(tick,1000);}
 `;
 
-function shell(title: string, body: string, nonce: string): string {
+function shell(lang: PageLanguage, title: string, body: string, nonce: string): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -78,7 +173,7 @@ function shell(title: string, body: string, nonce: string): string {
 <body>
 <main>
 ${body}
-<p class="sandbox">Sandbox of the bill payment service: no real money moves.</p>
+<p class="sandbox">${escapeHtml(TEXT[lang].notice)}</p>
 </main>
 <script nonce="${escapeHtml(nonce)}">${SCRIPT}</script>
 </body>
@@ -87,31 +182,39 @@ ${body}
 
 export function renderPayPage(m: PayPageModel): string {
   const r = m.record;
-  const details = `<h1>Pay bill <span data-field="merchantReference">${escapeHtml(r.merchantReference)}</span></h1>
-<p class="amount" data-field="amount">${escapeHtml(money(r.billAmount))} ${escapeHtml(r.currency)}</p>
+  const t = TEXT[m.lang];
+  const amount = `${localMoney(r.billAmount, m.lang)} ${r.currency}`;
+  const details = `<h1>${escapeHtml(t.payBill)} <span data-field="merchantReference">${escapeHtml(r.merchantReference)}</span></h1>
+<p class="amount" data-field="amount">${escapeHtml(amount)}</p>
 <dl>
-<dt>Gold-conversion amount</dt><dd data-field="requireGCAmount">${escapeHtml(m.requireGCAmount)} GC</dd>
-<dt>Bill</dt><dd data-field="billId">${escapeHtml(r.billId)}</dd>
-${r.isFinal ? '' : `<dt>Time left</dt><dd><span id="time-left" role="timer" data-ms-left="${Math.max(0, m.msLeft)}">${timeLeft(m.msLeft)}</span></dd>`}
+<dt>${escapeHtml(t.gold)}</dt><dd data-field="requireGCAmount">${escapeHtml(m.requireGCAmount)} GC</dd>
+<dt>${escapeHtml(t.bill)}</dt><dd data-field="billId">${escapeHtml(r.billId)}</dd>
+${r.isFinal ? '' : `<dt>${escapeHtml(t.timeLeft)}</dt><dd><span id="time-left" role="timer" data-ms-left="${Math.max(0, m.msLeft)}" data-expired="${escapeHtml(t.states.expired)}">${timeLeft(m.msLeft)}</span></dd>`}
 </dl>`;
   const path = escapeHtml(m.pagePath);
+  const query = escapeHtml(m.langQuery ?? '');
+  // English keeps the service's own name of the state; the other languages name it themselves.
+  const state = m.lang === 'en' ? r.statusName : t.states[m.state];
   const actions = r.isFinal
-    ? `<p class="state state-${m.state}" data-field="status" role="status">${escapeHtml(r.statusName)}</p>
-<div class="actions"><a class="button decline" href="${escapeHtml(m.returnUrl)}">Return to the merchant</a></div>`
+    ? `<p class="state state-${m.state}" data-field="status" role="status">${escapeHtml(state)}</p>
+<div class="actions"><a class="button decline" href="${escapeHtml(m.returnUrl)}">${escapeHtml(t.back)}</a></div>`
     : `<div class="actions">
-<form method="post" action="${path}/pay"><button class="pay" type="submit">Pay ${escapeHtml(money(r.billAmount))} ${escapeHtml(r.currency)}</button></form>
-<form method="post" action="${path}/decline"><button class="decline" type="submit">Decline</button></form>
+<form method="post" action="${path}/pay${query}"><button class="pay" type="submit">${escapeHtml(t.pay)} ${escapeHtml(amount)}</button></form>
+<form method="post" action="${path}/decline${query}"><button class="decline" type="submit">${escapeHtml(t.decline)}</button></form>
 </div>`;
-  return shell(`Pay ${money(r.billAmount)} ${r.currency}`, details + actions, m.nonce);
+  return shell(m.lang, `${t.pay} ${amount}`, details + actions, m.nonce);
 }
 
-export function renderNotFoundPage(nonce: string): string {
-  return shell('Bill not found', '<h1>Bill not found</h1><p>This bill does not exist. Check the link.</p>', nonce);
+export function renderNotFoundPage(nonce: string, lang: PageLanguage = 'en'): string {
+  const t = TEXT[lang];
+  return shell(lang, t.notFound, `<h1>${escapeHtml(t.notFound)}</h1><p>${escapeHtml(t.notFoundText)}</p>`, nonce);
 }
 
-export function payPageHeaders(nonce: string): Record<string, string> {
+export function payPageHeaders(nonce: string, lang: PageLanguage = 'en'): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
+    'content-language': lang,
+    vary: 'Accept-Language',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',

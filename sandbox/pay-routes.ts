@@ -5,7 +5,7 @@ import type { Core } from './core.js';
 import type { Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { randomToken } from './ids.js';
-import { payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
+import { languageOf, pageLanguage, payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
 
 /** redirectUrl with billId, merchantReference and status set; its own query is kept. */
 export function redirectTarget(bill: Bill, dialect: Pick<Dialect, 'statuses'>): string {
@@ -16,9 +16,22 @@ export function redirectTarget(bill: Bill, dialect: Pick<Dialect, 'statuses'>): 
   return url.href;
 }
 
-function notFound(): Response {
+/**
+ * The customer's language, from the page's `lang` query parameter or the browser's Accept-Language;
+ * `query` carries a valid `lang` on to the forms and back, '' when none was asked for.
+ */
+function language(req: Request): { lang: ReturnType<typeof pageLanguage>; query: string } {
+  const asked = languageOf(new URL(req.url).searchParams.get('lang') ?? '');
+  return {
+    lang: asked ?? pageLanguage(req.headers.get('accept-language')),
+    query: asked ? `?${new URLSearchParams({ lang: asked })}` : '',
+  };
+}
+
+function notFound(req: Request): Response {
   const nonce = randomToken(12);
-  return new Response(renderNotFoundPage(nonce), { status: 404, headers: payPageHeaders(nonce) });
+  const { lang } = language(req);
+  return new Response(renderNotFoundPage(nonce, lang), { status: 404, headers: payPageHeaders(nonce, lang) });
 }
 
 function pagePath(req: Request, suffix = ''): string {
@@ -34,9 +47,10 @@ export function payRoutes(core: Core): Hono {
     try {
       bill = core.book.get(c.req.param('billId'));
     } catch {
-      return notFound();
+      return notFound(c.req.raw);
     }
     const nonce = randomToken(12);
+    const { lang, query } = language(c.req.raw);
     const html = renderPayPage({
       record: statusRecord(bill, core.dialect),
       state: bill.status,
@@ -45,8 +59,10 @@ export function payRoutes(core: Core): Hono {
       pagePath: pagePath(c.req.raw),
       returnUrl: redirectTarget(bill, core.dialect),
       nonce,
+      lang,
+      langQuery: query,
     });
-    return new Response(html, { status: 200, headers: payPageHeaders(nonce) });
+    return new Response(html, { status: 200, headers: payPageHeaders(nonce, lang) });
   });
 
   for (const action of ['pay', 'decline'] as const) {
@@ -57,9 +73,9 @@ export function payRoutes(core: Core): Hono {
       } catch (err) {
         // Already final or expired: back to the page, which shows the bill's state.
         if (err instanceof SandboxError && err.code === Code.notCancellable) {
-          return c.redirect(pagePath(c.req.raw, `/${action}`), 303);
+          return c.redirect(pagePath(c.req.raw, `/${action}`) + language(c.req.raw).query, 303);
         }
-        return notFound();
+        return notFound(c.req.raw);
       }
     });
   }

@@ -1,9 +1,10 @@
 // npm run build: the drop-in widget bundle, its type declarations and custom-elements.json.
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
@@ -140,14 +141,51 @@ export const qrInternals = {
   name: 'qrcode-internals',
   setup(build) {
     build.onLoad({ filter: /[\\/]qrcode[\\/]lib[\\/]core[\\/][\w-]+\.js$/ }, async (args) =>
-      ({ contents: await prefixQrInternals(await readFile(args.path, 'utf8')), loader: 'js' }));
+      ({ contents: shortErrors(await prefixQrInternals(await readFile(args.path, 'utf8')), 'qrcode'), loader: 'js' }));
   },
 };
+
+const stringLiteral = /^(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.)*`)/;
+
+/**
+ * `source` with the message of every `Error(…)` it builds from strings (and names joined by `+`)
+ * replaced by `"<name>"`: those messages tell a developer of Lit or qrcode how they misused it,
+ * never a customer, and weigh about 250 B gzip. Arguments that call anything are left alone.
+ */
+export function shortErrors(source, name) {
+  let out = '';
+  let at = 0;
+  for (const match of source.matchAll(/\bError\(/g)) {
+    const start = match.index + match[0].length;
+    if (start < at) continue;
+    let i = start;
+    let strings = 0;
+    for (;;) {
+      const rest = source.slice(i);
+      const space = /^[\s+]+/.exec(rest);
+      if (space) { i += space[0].length; continue; }
+      const literal = stringLiteral.exec(rest);
+      if (literal) { strings++; i += literal[0].length; continue; }
+      const word = /^[\w$.]+/.exec(rest);
+      if (word) { i += word[0].length; continue; }
+      break;
+    }
+    if (source[i] !== ')' || strings === 0) continue;
+    out += `${source.slice(at, start)}${JSON.stringify(name)}`;
+    at = i;
+  }
+  return out + source.slice(at);
+}
+
 
 /** qrcode's core encoder as the widget bundles it. */
 export const qrPlugins = [qrByteOnly, qrInternals];
 
-/** An esbuild plugin that minifies the CSS of `css` tagged templates without interpolations in widget/styles.ts. */
+/**
+ * An esbuild plugin that minifies the CSS of `css` tagged templates without interpolations in
+ * widget/styles.ts, and builds each with Lit's `unsafeCSS` of its text: the same CSSResult, without
+ * the `css` tag's checks of interpolated values, which such a template has none of.
+ */
 export const minifyCss = {
   name: 'minify-css-templates',
   setup(build) {
@@ -155,13 +193,48 @@ export const minifyCss = {
       let source = await readFile(args.path, 'utf8');
       for (const [whole, text] of source.matchAll(/css`([^`$]*)`/g)) {
         const { code } = await esbuild.transform(text, { loader: 'css', minify: true, target: 'chrome100' });
-        source = source.replace(whole, `css\`${code.trim()}\``);
+        source = source.replace(whole, `staticCss(${JSON.stringify(tightCustomProperties(code.trim()))})`);
       }
-      return { contents: source, loader: 'ts' };
+      return { contents: `import { unsafeCSS as staticCss } from 'lit';\n${source}`, loader: 'ts' };
     });
   },
 };
 
+/** Minified CSS without the spaces esbuild keeps in custom property values (`--_bg: var(--x, Canvas)`): a value's leading space and a var() fallback's are not part of what it means. */
+export function tightCustomProperties(code) {
+  return code.replace(/(--[\w-]+):\s+/g, '$1:').replace(/(var\(--[\w-]+),\s+/g, '$1,');
+}
+
+/**
+ * An esbuild plugin that shortens the error messages of Lit's modules (shortErrors) and leaves out
+ * of them the hooks for Lit's polyfills of browsers without Shadow DOM, for server-side hydration
+ * and the version list Lit keeps on globalThis: the element needs none of them. Each hook has a
+ * fixed form; a Lit whose forms changed fails the build.
+ */
+export const litHooks = {
+  name: 'lit-hooks',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/](?:lit-html|lit-element|@lit[\\/]reactive-element)[\\/].*\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const stripped = stripLitHooks(source);
+      if (stripped === source && /[\\/](?:lit-html|lit-element|reactive-element)\.js$/.test(args.path)) {
+        throw new Error(`lit-hooks: none of the hooks it removes is in ${args.path} any more: update stripLitHooks`);
+      }
+      return { contents: shortErrors(stripped, 'lit'), loader: 'js' };
+    });
+  },
+};
+
+/** Lit's production source without its polyfill, hydration and version hooks (litHooks). */
+export function stripLitHooks(source) {
+  return source
+    // (globalThis.litHtmlVersions ??= []).push("3.3.3")
+    .replace(/,?\(\w+\.\w+Versions\?\?=\[\]\)\.push\("[\d.]+"\)/g, '')
+    // const B = t.litHtmlPolyfillSupport; … B?.(S, k)
+    .replace(/(\w+)=\w+\.(?:litHtml|litElement|reactiveElement)PolyfillSupport([,;])/g, '$1=void 0$2')
+    // s.litElementHydrateSupport?.({LitElement: i})
+    .replace(/,?\w+\.litElementHydrateSupport\?\.\(\{LitElement:\w+\}\)/g, '');
+}
 // Property names no page code reads: `_name`, Lit's convention for internals (the element's state,
 // its controllers' API, qrcode's internals once qrInternals has prefixed them). Not Lit's own `_$name`.
 export const mangleProps = /^_[A-Za-z]/;
@@ -178,19 +251,101 @@ export const widgetBuild = {
   target: 'es2022',
   minify: true,
   legalComments: 'linked',
+  // A module script is UTF-8 whatever the server says: "…" costs 3 bytes, not 6 as \u2026.
+  charset: 'utf8',
   // tsconfig.json but `alwaysStrict` (implied by its `strict`): the bundle is an ES module, strict
   // throughout, and would otherwise get a "use strict" in every qrcode module's CommonJS wrapper.
   tsconfigRaw: { compilerOptions: { ...JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')).compilerOptions, alwaysStrict: false } },
-  plugins: [...qrPlugins, minifyCss],
+  plugins: [...qrPlugins, litHooks, minifyCss],
   mangleProps,
   logLevel: 'warning',
 };
 
-/** dist/bill-checkout.js (or `outfile`): one minified ES module with Lit and the QR encoder inside, and its metafile. */
-export async function buildWidget(outfile = widgetFile) {
-  const result = await esbuild.build({ ...widgetBuild, entryPoints: ['widget/index.ts'], outfile, metafile: true });
-  await writeFile(outfile, foldTemplates(await readFile(outfile, 'utf8')));
-  await writeFile(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(result.metafile));
+/** Where the modules the element imports on demand go: `dist/on-demand/<name>-<hash>.js`, beside the element. */
+export const onDemandDir = join(root, 'dist/on-demand');
+
+/** The widget modules the element imports with `import('./…')` (its languages, the native bridge), as paths under widget/. */
+export async function onDemandSources() {
+  const found = new Set();
+  for (const file of await readdir(join(root, 'widget'), { recursive: true })) {
+    if (!/(?<!\.d)\.ts$/.test(file)) continue;
+    const source = await readFile(join(root, 'widget', file), 'utf8');
+    for (const [, specifier] of source.matchAll(/\bimport\(\s*'(\.\.?\/[^']+)\.js'\s*\)/g)) {
+      found.add(posix.normalize(posix.join(posix.dirname(file.split(sep).join('/')), `${specifier}.ts`)));
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * dist/on-demand/: each module the element imports on demand (onDemandSources), bundled alone and
+ * named with one hash of all their contents (`ms-<hash>.js`, `native-bridge-<hash>.js`): the
+ * bundle then names them with one repeated string, which compresses to nothing. Returns, for each
+ * source under widget/, the URL the bundle imports it by.
+ */
+export async function buildOnDemand(outdir = onDemandDir) {
+  await rm(outdir, { recursive: true, force: true });
+  const sources = await onDemandSources();
+  const names = sources.map((source) => posix.basename(source, '.ts'));
+  if (new Set(names).size !== names.length) throw new Error(`on-demand modules need distinct file names: ${sources.join(', ')}`);
+  const result = await esbuild.build({
+    ...widgetBuild,
+    plugins: [onDemandModules(new Map())],
+    entryPoints: sources.map((source) => join('widget', source)),
+    outdir,
+    outbase: 'widget',
+    write: false,
+  });
+  const hash = createHash('sha256');
+  for (const file of result.outputFiles) hash.update(file.contents);
+  const version = hash.digest('hex').slice(0, 10);
+  await mkdir(outdir, { recursive: true });
+  const urls = new Map();
+  for (const [i, source] of sources.entries()) {
+    await writeFile(join(outdir, `${names[i]}-${version}.js`), result.outputFiles.find((file) => file.path.endsWith(`${source.replace(/\.ts$/, '.js')}`)).contents);
+    urls.set(source, `${names[i]}-${version}.js`);
+  }
+  return urls;
+}
+
+/**
+ * An esbuild plugin that leaves the on-demand modules (buildOnDemand) out of the bundle:
+ * `import('./locales/ms.js')` becomes `import('./on-demand/ms-<hash>.js')`, fetched beside the
+ * bundle when a page asks for Malay. A module the widget imports on demand must not also be
+ * imported statically (it would be in the bundle and fetched again), nor import another.
+ */
+export function onDemandModules(urls) {
+  return {
+    name: 'on-demand-modules',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const importer = relative(join(root, 'widget'), args.importer).split(sep).join('/');
+        if (importer.startsWith('..')) return undefined;
+        const source = posix.normalize(posix.join(posix.dirname(importer), args.path.replace(/\.js$/, '.ts')));
+        const url = urls.get(source);
+        if (args.kind === 'dynamic-import') {
+          if (!url) throw new Error(`${args.path} (imported on demand by ${importer}) was not built by buildOnDemand`);
+          return { path: `./on-demand/${url}`, external: true };
+        }
+        if (url) throw new Error(`${importer} imports ${args.path} statically, but the element imports it on demand`);
+        return undefined;
+      });
+    },
+  };
+}
+
+/** dist/bill-checkout.js: one minified ES module with Lit and the QR encoder inside, the modules it imports on demand beside it (buildOnDemand), and its metafile. */
+export async function buildWidget() {
+  const onDemand = await buildOnDemand();
+  const result = await esbuild.build({
+    ...widgetBuild,
+    plugins: [...widgetBuild.plugins, onDemandModules(onDemand)],
+    entryPoints: ['widget/index.ts'],
+    outfile: widgetFile,
+    metafile: true,
+  });
+  await writeFile(widgetFile, foldTemplates(await readFile(widgetFile, 'utf8')));
+  await writeFile(widgetMetafile, JSON.stringify(result.metafile));
   return result.metafile;
 }
 

@@ -41,8 +41,27 @@ const flows = {
     await page.click('#pay');
     await waitPending(page);
     await page.locator(`${checkout} [part~="cancel-button"]`).click();
+    await page.locator(`${checkout} [part~="cancel-confirm"]`).waitFor();
+    await snap('shop-cancel-confirm');
+    await page.locator(`${checkout} [part~="cancel-confirm"]`).getByRole('button', { name: TEXT.yes }).click();
     await finalOutcome(page);
     await snap('shop-cancelled');
+  },
+  async vietnamese({ page, app, snap }) {
+    await page.goto(`${app.url}/?locale=vi`);
+    await page.locator('#pay:enabled').click();
+    await waitPending(page);
+    await snap('shop-pending-vi');
+  },
+  async otherDevice({ page, snap }) {
+    // The phone that scanned the desktop's QR code: its return, without the create's cookie.
+    await page.click('#pay');
+    const bill = await shownBill(page);
+    await page.context().clearCookies();
+    await page.goto(bill.billUrl);
+    await page.click('button.pay');
+    await page.waitForURL((u) => u.pathname.startsWith('/api/hooks/return/'));
+    await snap('return-other-device');
   },
   async reconnecting({ page, app, snap }) {
     await page.click('#pay');

@@ -33,14 +33,13 @@ import { webSse } from './http/sse/sse-transport.js';
 import type { SseTransport } from './http/sse/sse-transport.js';
 import { createStreamRegistry } from './http/sse/streams.js';
 import { createHub, createSharedHub } from './domain/status/hub.js';
-import type { Hub } from './domain/status/hub.js';
+import type { Hub, VersionedView } from './domain/status/hub.js';
 import { createReconciler } from './domain/status/reconciler.js';
 import type { Reconciler } from './domain/status/reconciler.js';
 import { createRefresher } from './domain/status/refresher.js';
 import type { Refresher } from './domain/status/refresher.js';
 import type { Store } from './store/types.js';
 import type { BillApi } from './upstream/types.js';
-import type { BillView } from '../contract/bill-view.js';
 
 export { orderTicket } from './domain/orders/order-ticket.js';
 export type { BillNotice } from './domain/bill-view.js';
@@ -75,6 +74,8 @@ export interface BillCheckoutOptions {
   clientKey?: (c: Context) => string;
   /** Comment lines that keep idle SSE connections open (default 15 s). */
   sseHeartbeatMs?: number;
+  /** The reconnect delay an event stream gives its client (`retry:`, default 3 s). */
+  sseRetryMs?: number;
   /** How SSE bytes reach the client: a web ReadableStream by default; main.ts passes nodeSse. */
   sse?: SseTransport;
   /** Tuning of the notice worker (lease after a crash, poll interval, backoff). */
@@ -117,11 +118,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       log,
       onRemote: (view) => refresher.forget(view.billId),
       reload: async (billIds) => {
-        const views: BillView[] = [];
+        const views: VersionedView[] = [];
         for (const billId of billIds) {
           refresher.forget(billId);
           const bill = await store.getByBillId(billId);
-          if (bill) views.push(toBillView(bill));
+          if (bill) views.push({ view: toBillView(bill), version: bill.statusVersion });
         }
         return views;
       },
@@ -163,6 +164,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       allowHeaders: ['Content-Type', 'Idempotency-Key'],
       exposeHeaders: [SERVER_TIME_HEADER, 'Retry-After'],
       maxAgeSeconds: 600,
+      credentials: true,
     },
   });
   const services: Services = {
@@ -170,6 +172,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     redact: createRedactor(configSecrets(config)),
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    sseRetryMs: options.sseRetryMs ?? 3_000,
     sse: options.sse ?? webSse,
   };
 

@@ -40,6 +40,11 @@ export interface Config {
   clientAmount: { min: string; max: string } | null;
   orderLookupUrl: string | null;
   returnUrl: string;
+  /**
+   * Where a return from another device than the one that started the bill goes (a phone that
+   * scanned the QR code), with `device=other`; null: the BFF's own page tells it the outcome.
+   */
+  returnOtherDeviceUrl: string | null;
   adminToken: string | null;
   /** Verifies order tickets (ORDER_TICKET_SECRET); null: order creates only with the embedded sandbox or a resolveOrder hook. */
   orderTicketSecret: string | null;
@@ -234,6 +239,7 @@ export function loadConfig(env: Env): Config {
     clientAmount: min !== undefined && max !== undefined ? { min, max } : null,
     orderLookupUrl,
     returnUrl: url(env, 'RETURN_URL') ?? `${publicUrl}/`,
+    returnOtherDeviceUrl: url(env, 'RETURN_OTHER_DEVICE_URL') ?? null,
     adminToken,
     orderTicketSecret,
     orderTicketsRequired: orderTicketSecret !== null,

@@ -66,6 +66,9 @@ export class BffClient {
   create(input: CreateInput, idempotencyKey: string, signal: AbortSignal): Promise<CreatedBillView> {
     return this.#call('/bills', signal, {
       method: 'POST',
+      // The BFF marks the browser that started the bill (a cookie scoped to its return URL), so that
+      // it can tell the device that paid from this one when the service sends the customer back.
+      credentials: 'include',
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
       body: JSON.stringify(input),
     }) as Promise<CreatedBillView>;

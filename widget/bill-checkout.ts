@@ -7,16 +7,22 @@ import { prefersButton } from './device.js';
 import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
 import { formatAmount, formatDuration } from './format.js';
 import { icons } from './icons.js';
+import type { BridgeMessage } from './native-bridge.js';
 import { qrPath, type QrPath } from './qr-code.js';
 import { parseSchemes, safeUrl } from './safe-url.js';
 import { SessionController, type Problem } from './controllers/session-controller.js';
 import { StatusController } from './controllers/status-controller.js';
-import { stringsFor, type Strings } from './strings.js';
+import { en, languageOf, loadStrings, stringsFor, type Strings } from './strings.js';
 import { styles } from './styles.js';
 
 type FinalOutcome = Exclude<Outcome, 'pending'>;
 
+let bridge: Promise<typeof import('./native-bridge.js')> | undefined;
+
 const inputs = ['endpoint', 'orderId', 'orderTicket', 'amount', 'billId', 'token'] as const;
+
+/** Time left at which the countdown is announced to screen readers. */
+const announceAt = [300_000, 60_000, 30_000];
 
 /**
  * A bill of the bill payment service, shown as a QR code or a pay button, its status followed
@@ -29,6 +35,10 @@ const inputs = ['endpoint', 'orderId', 'orderTicket', 'amount', 'billId', 'token
  * @fires {BillFinalEvent} bill-final - the bill reached a final status, exactly once per bill; `detail` is the BillView.
  * @fires {BillErrorEvent} bill-error - something failed; `detail` is the Error. The element shows it and retries where it can.
  *
+ * With `native-bridge` (or `parent-origin`), created, status and final are also posted to the host
+ * app (or the framing page) as `{type: "bill-checkout", version: 1, event, bill}`: a hint, which
+ * the app confirms on its own server.
+ *
  * @slot paid - Merchant content shown once the bill is paid.
  * @slot failed - Merchant content shown when the payment failed.
  * @slot cancelled - Merchant content shown when the bill was cancelled.
@@ -36,14 +46,15 @@ const inputs = ['endpoint', 'orderId', 'orderTicket', 'amount', 'billId', 'token
  *
  * @csspart base - The card that holds everything shown.
  * @csspart amount - The amount to pay.
- * @csspart gold-amount - The gold-conversion amount required.
+ * @csspart gold-amount - The gold-conversion amount required, followed by `gold-unit`.
  * @csspart reference - The merchant's reference of the bill.
  * @csspart countdown - The time left to pay (from 100 hours before the deadline).
  * @csspart qr - The QR code of the bill URL (an SVG).
  * @csspart pay-button - The link that opens the bill URL.
  * @csspart copy-button - Copies the bill URL.
  * @csspart toggle-button - Switches between the QR code and the pay button.
- * @csspart cancel-button - Cancels the pending bill (with `cancellable`).
+ * @csspart cancel-button - Cancels the pending bill (with `cancellable`), after asking.
+ * @csspart cancel-confirm - The Yes and No buttons of the question whether to cancel.
  * @csspart status - The status line.
  * @csspart error - Why the bill URL is not shown.
  * @csspart icon - The icon of a final or error state.
@@ -77,13 +88,16 @@ export class BillCheckout extends LitElement {
     locale: {},
     cancellable: { type: Boolean },
     allowedSchemes: { attribute: 'allowed-schemes' },
+    nativeBridge: { attribute: 'native-bridge', type: Boolean },
+    parentOrigin: { attribute: 'parent-origin' },
+    goldUnit: { attribute: 'gold-unit' },
     strings: { attribute: false },
     _bill: { state: true },
     _problem: { state: true },
     _reconnecting: { state: true },
     _chosenView: { state: true },
     _announcement: { state: true },
-    _cancelling: { state: true },
+    _confirming: { state: true },
     _copied: { state: true },
   };
 
@@ -117,6 +131,15 @@ export class BillCheckout extends LitElement {
   /** Comma-separated URL schemes (`myapp:`) the bill URL may use besides `https:`. */
   allowedSchemes?: string;
 
+  /** Posts created, status and final to the host app through the first native channel there is (React Native, WKWebView, Android, Flutter). */
+  nativeBridge = false;
+
+  /** The origin of a framing page to post created, status and final to (never `*`). */
+  parentOrigin?: string;
+
+  /** The unit shown after the gold amount (`g`, `oz`…); `strings.goldUnit` when unset. */
+  goldUnit?: string;
+
   /** Overrides of the shown texts (a Partial of the English strings object). */
   strings: Partial<Strings> = {};
 
@@ -131,7 +154,7 @@ export class BillCheckout extends LitElement {
   private _reconnecting = false;
   private _chosenView?: 'qr' | 'button';
   private _announcement = '';
-  private _cancelling = false;
+  private _confirming = false;
   private _copied = false;
 
   readonly #clock = new Clock();
@@ -148,7 +171,7 @@ export class BillCheckout extends LitElement {
   readonly #session = new SessionController(this, {
     _onStart: () => this.#reset(),
     _onBill: (ref, view) => this.#show(ref, view),
-    _onCreated: (view) => this.dispatchEvent(new BillCreatedEvent(view)),
+    _onCreated: (view) => this.#emit(new BillCreatedEvent(view)),
     _onProblem: (problem, error) => this.#fail(problem, error),
   });
   #client?: BffClient;
@@ -158,29 +181,59 @@ export class BillCheckout extends LitElement {
   #autoView?: 'qr' | 'button';
   #qrCache?: { _url: string; _qr: QrPath };
   #hadFocus = false;
+  #cancelling = false;
+  #left = Infinity;
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Not English: the language's module loads once, and the element shows nothing until it is there.
+    if (!stringsFor(this.#locale)) {
+      void loadStrings(this.#locale).then(() => {
+        // Announced before the language was there, so in English: say it in the language.
+        const key = (Object.keys(en) as (keyof Strings)[]).find((k) => en[k] === this._announcement);
+        if (key) this._announcement = this.#text[key];
+        this.requestUpdate();
+      });
+    }
     if (inputs.some((name) => changed.has(name))) this.#session._start();
     if (this._bill) this.#autoView ??= prefersButton() ? 'button' : 'qr';
     this.#hadFocus = this.matches(':focus-within');
+    const left = this.#countdown._remaining;
+    if (this.#left < Infinity && left > 0 && announceAt.some((at) => left <= at && this.#left > at)) {
+      this._announcement = `${this.#text.timeLeft}: ${formatDuration(left)}`;
+    }
+    this.#left = left;
   }
 
   protected override updated(): void {
     // Keep keyboard focus inside when the focused control went away (cancel → final state).
     if (this.#hadFocus && !this.matches(':focus-within')) {
-      this.renderRoot.querySelector<HTMLElement>('[tabindex]')?.focus();
+      this.renderRoot.querySelector<HTMLElement>('[data-focus]')?.focus();
     }
   }
 
+  get #locale(): string {
+    return this.locale ?? navigator.language;
+  }
+
   get #text(): Strings {
-    return { ...stringsFor(this.locale ?? navigator.language), ...this.strings };
+    return { ...(stringsFor(this.#locale) ?? en), ...this.strings };
+  }
+
+  #emit(event: BillCreatedEvent | BillStatusEvent | BillFinalEvent): void {
+    this.dispatchEvent(event);
+    const { nativeBridge, parentOrigin } = this;
+    if (!nativeBridge && !parentOrigin) return;
+    // bill-created → created, bill-status → status, bill-final → final.
+    const message: BridgeMessage = { type: 'bill-checkout', version: 1, event: event.type.slice(5) as BridgeMessage['event'], bill: event.detail };
+    // Only pages in an app's webview or a frame load the bridge; messages keep their order, chained on its import.
+    (bridge ??= import('./native-bridge.js')).then(({ postToHost }) => postToHost(message, nativeBridge, parentOrigin), (error: unknown) => this.#emitError(error));
   }
 
   #reset(): BffClient {
     this.#status.stop();
     this.#countdown.set(undefined);
     this._bill = this.#ref = this._problem = this._chosenView = undefined;
-    this._reconnecting = this._copied = false;
+    this._reconnecting = this._copied = this._confirming = false;
     return (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
   }
 
@@ -200,7 +253,8 @@ export class BillCheckout extends LitElement {
 
   #applyView(view: BillView): void {
     const previous = this._bill;
-    if (previous?.isFinal && previous.billId === view.billId) return;
+    // Never backwards: nothing after a final, nor an answer older than the one shown (a slow poll).
+    if (previous?.billId === view.billId && (previous.isFinal || (view.dateTime ?? 0) < (previous.dateTime ?? 0))) return;
     const s = this.#text;
     this._bill = view;
     this._reconnecting = false;
@@ -213,7 +267,7 @@ export class BillCheckout extends LitElement {
       previous?.billId !== view.billId || previous.status !== view.status
       || previous.outcome !== view.outcome || previous.isFinal !== view.isFinal
     ) {
-      this.dispatchEvent(new BillStatusEvent(view));
+      this.#emit(new BillStatusEvent(view));
       this._announcement = view.isFinal
         ? s[finalOutcome(view)]
         : this.#countdown._remaining > 0 ? s.waiting : s.checking;
@@ -221,7 +275,7 @@ export class BillCheckout extends LitElement {
     if (view.isFinal && this.#finalFor !== view.billId) {
       this.#finalFor = view.billId;
       this.#status.stop();
-      this.dispatchEvent(new BillFinalEvent(view));
+      this.#emit(new BillFinalEvent(view));
     }
   }
 
@@ -258,15 +312,15 @@ export class BillCheckout extends LitElement {
 
   async #cancel(): Promise<void> {
     const ref = this.#ref;
-    if (!ref || this._cancelling) return;
-    this._cancelling = true;
+    if (!ref || this.#cancelling) return;
+    this.#cancelling = true;
     try {
       const body = await this.#client!.cancel(ref, new AbortController().signal);
       if (isBillView(body)) this.#applyView(body);
     } catch (error) {
       this.#emitError(error);
     } finally {
-      this._cancelling = false;
+      this.#cancelling = this._confirming = false;
       this.#status._checkNow();
     }
   }
@@ -287,7 +341,8 @@ export class BillCheckout extends LitElement {
   }
 
   protected override render(): TemplateResult {
-    return html`${this.#body(this.#text)}<p class="sr" role="status">${this._announcement}</p>`;
+    // Read in the voice of the language shown, whatever the page's own `lang`.
+    return html`<div lang=${languageOf(this.#locale)}>${stringsFor(this.#locale) ? this.#body(this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
   }
 
   #body(s: Strings): TemplateResult | typeof nothing {
@@ -295,7 +350,7 @@ export class BillCheckout extends LitElement {
     if (problem === 'createFailed' || problem === 'notFound') {
       return html`<div part="base">
         ${icon('failed')}
-        <p part="status" class="strong" tabindex="-1">${s[problem]}</p>
+        <p part="status" class="strong" tabindex="-1" data-focus>${s[problem]}</p>
         ${problem === 'createFailed'
           ? html`<button part="retry-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
           : nothing}
@@ -307,11 +362,12 @@ export class BillCheckout extends LitElement {
         <p part="status" class=${problem ? 'strong' : ''}>${problem ? s.unreachable : s.loading}</p>
       </div>`;
     }
-    const summary = html`<p class="muted">${s.amount}</p>
+    const unit = this.goldUnit ?? s.goldUnit;
+    const summary = html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
       <p part="amount">${formatAmount(bill.billAmount, this.locale, bill.currency)}</p>
       ${bill.requireGCAmount === null
         ? nothing
-        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.locale)}</p>`}
+        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.locale)}${unit ? ` ${unit}` : ''}</p>`}
       ${bill.merchantReference
         ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
         : nothing}`;
@@ -319,7 +375,7 @@ export class BillCheckout extends LitElement {
       const outcome = finalOutcome(bill);
       return html`<div part="base">
         ${icon(outcome)}
-        <h2 part="heading" tabindex="-1">${s[outcome]}</h2>
+        <h2 part="heading" tabindex="-1" data-focus>${s[outcome]}</h2>
         ${summary}
         <slot name=${outcome}></slot>
         ${outcome !== 'paid' && !(this.billId && this.token) && (this.orderId || this.amount)
@@ -341,15 +397,18 @@ export class BillCheckout extends LitElement {
     let payment;
     if (url === null) {
       payment = html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
-    } else if (showing === 'button') {
-      payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
     } else {
-      if (this.#qrCache?._url !== url) this.#qrCache = { _url: url, _qr: qrPath(url) };
-      const { size, d } = this.#qrCache._qr;
-      payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
-          shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
-        <p class="muted">${s.scan}</p>
-        <button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
+      if (showing === 'button') {
+        payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
+      } else {
+        if (this.#qrCache?._url !== url) this.#qrCache = { _url: url, _qr: qrPath(url) };
+        const { size, d } = this.#qrCache._qr;
+        payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
+            shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
+          <p class="muted">${s.scan}</p>`;
+      }
+      // In both views: in-app browsers that block handing the link to an app leave copying it.
+      payment = html`${payment}<button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
     }
     return html`<div part="base">
       ${summary}
@@ -362,9 +421,15 @@ export class BillCheckout extends LitElement {
         : html`<button part="toggle-button" @click=${() => (this._chosenView = showing === 'button' ? 'qr' : 'button')}>
             ${showing === 'button' ? s.showQr : s.showButton}
           </button>`}
-      ${this.cancellable
-        ? html`<button part="cancel-button" ?disabled=${this._cancelling} @click=${this.#cancel}>${s.cancel}</button>`
-        : nothing}
+      ${!this.cancellable
+        ? nothing
+        : this._confirming
+          ? html`<p id="ask" class="strong">${s.cancelAsk}</p>
+            <div part="cancel-confirm" role="group" aria-labelledby="ask">
+              <button @click=${this.#cancel}>${s.yes}</button>
+              <button data-focus @click=${() => (this._confirming = false)}>${s.no}</button>
+            </div>`
+          : html`<button part="cancel-button" data-focus @click=${() => (this._confirming = true)}>${s.cancel}</button>`}
     </div>`;
   }
 }

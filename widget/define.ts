@@ -21,6 +21,9 @@ export interface BillCheckoutJsxProps extends DetailedHTMLProps<HTMLAttributes<B
   locale?: string;
   cancellable?: boolean;
   'allowed-schemes'?: string;
+  'native-bridge'?: boolean;
+  'parent-origin'?: string;
+  'gold-unit'?: string;
   strings?: Partial<Strings>;
   'onbill-created'?: (event: BillCreatedEvent) => void;
   'onbill-status'?: (event: BillStatusEvent) => void;

@@ -1,12 +1,15 @@
-/** Formats decimal text (`"10000.50"`) keeping every digit it has, never through a float; as money when given a currency. */
+/** Formats decimal text (`"10000.50"`) keeping every digit it has and at least the currency's own, never through a float; as money when given a currency. */
 export function formatAmount(amount: string, locale?: string, currency?: string): string {
   const match = /^-?\d+(?:\.(\d*))?$/.exec(amount);
   try {
     if (!match) throw 0;
-    return new Intl.NumberFormat(locale, {
+    const format = (digits?: number) => new Intl.NumberFormat(locale, {
       ...(currency && { style: 'currency', currency }),
-      maximumFractionDigits: Math.min(100, Math.max(2, match[1]?.length ?? 0)),
-    }).format(amount as `${number}`);
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    // More than 100 digits is a RangeError: shown as the text it is, below.
+    return format(Math.max(match[1]?.length ?? 0, format().resolvedOptions().minimumFractionDigits ?? 0)).format(amount as `${number}`);
   } catch {
     return `${amount} ${currency ?? ''}`.trim();
   }

@@ -1,10 +1,14 @@
-/** Every text the element shows or announces. */
+/** Every text the element shows or announces, in English (shipped in the element). */
 export const en = {
   loading: 'Loading your bill…',
   unreachable: 'Cannot reach the payment service. Retrying…',
   reconnecting: 'Connection lost. Retrying…',
   amount: 'Amount to pay',
+  amountPaid: 'Amount paid',
+  amountFinal: 'Amount',
   gold: 'Gold required',
+  /** The unit after the gold amount (the service's documents do not name it): empty by default, or the `gold-unit` attribute. */
+  goldUnit: '',
   reference: 'Reference',
   timeLeft: 'Time left',
   qrLabel: 'Payment QR code',
@@ -17,6 +21,9 @@ export const en = {
   waiting: 'Waiting for payment…',
   checking: 'Checking your payment…',
   cancel: 'Cancel',
+  cancelAsk: 'Cancel this payment?',
+  yes: 'Yes',
+  no: 'No',
   paid: 'Payment received',
   failed: 'Payment failed',
   cancelled: 'Payment cancelled',
@@ -30,35 +37,45 @@ export const en = {
 /** The strings object; the `strings` property takes a Partial of it. */
 export type Strings = typeof en;
 
-const id: Strings = {
-  loading: 'Memuat tagihan…',
-  unreachable: 'Layanan tidak terjangkau. Mencoba lagi…',
-  reconnecting: 'Koneksi terputus. Mencoba lagi…',
-  amount: 'Jumlah bayar',
-  gold: 'Emas diperlukan',
-  reference: 'Referensi',
-  timeLeft: 'Sisa waktu',
-  qrLabel: 'Kode QR pembayaran',
-  scan: 'Pindai dengan aplikasi pembayaran Anda.',
-  pay: 'Bayar sekarang',
-  copy: 'Salin tautan',
-  copied: 'Tautan disalin',
-  showQr: 'Tampilkan kode QR',
-  showButton: 'Bayar di perangkat ini',
-  waiting: 'Menunggu pembayaran…',
-  checking: 'Memeriksa pembayaran…',
-  cancel: 'Batalkan',
-  paid: 'Pembayaran diterima',
-  failed: 'Pembayaran gagal',
-  cancelled: 'Pembayaran dibatalkan',
-  expired: 'Tagihan kedaluwarsa',
-  startAgain: 'Mulai lagi',
-  unsafeUrl: 'Tautan pembayaran ini tidak aman.',
-  notFound: 'Tagihan tidak ditemukan.',
-  createFailed: 'Tagihan tidak dapat dibuat.',
+/** The languages shipped besides English, each a small module loaded on demand next to the element's. */
+const languages = {
+  id: () => import('./locales/id.js'),
+  ms: () => import('./locales/ms.js'),
+  th: () => import('./locales/th.js'),
+  vi: () => import('./locales/vi.js'),
+  'zh-CN': () => import('./locales/zh-CN.js'),
 };
 
-/** The shipped strings for a BCP 47 locale (by its language), English when not shipped. */
-export function stringsFor(locale: string | undefined): Strings {
-  return /^id\b/i.test(locale ?? '') ? id : en;
+/** A language shipped with the element. */
+export type Language = keyof typeof languages | 'en';
+
+// Each language's strings once loaded (English when its module could not load: for the rest of the page's life), and the loads under way.
+const ready = new Map<Language, Strings>([['en', en]]);
+const loads = new Map<Language, Promise<unknown>>();
+
+/** The shipped language of a BCP 47 locale: `zh` in Simplified script or of China or Singapore is `zh-CN`; `in` is `id`; English when not shipped. */
+export function languageOf(locale = ''): Language {
+  const [lang, ...rest] = locale.toLowerCase().split(/[-_]/);
+  if (lang === 'zh') return rest.some((tag) => /^(hant|tw|hk|mo)$/.test(tag)) ? 'en' : 'zh-CN';
+  const name = lang === 'in' ? 'id' : lang!;
+  return Object.hasOwn(languages, name) ? (name as Language) : 'en';
+}
+
+/** Loads the module of a locale's language once; resolves when `stringsFor` gives it (or English, when it cannot load). */
+export function loadStrings(locale?: string): Promise<unknown> {
+  const lang = languageOf(locale);
+  let load = loads.get(lang);
+  if (!ready.has(lang) && !load) {
+    load = languages[lang as keyof typeof languages]().then(
+      (module) => ready.set(lang, { ...en, ...module.default }),
+      () => ready.set(lang, en),
+    );
+    loads.set(lang, load);
+  }
+  return load ?? Promise.resolve();
+}
+
+/** The strings of a locale's language once loaded (`loadStrings`), else `undefined`. */
+export function stringsFor(locale?: string): Strings | undefined {
+  return ready.get(languageOf(locale));
 }

@@ -47,6 +47,8 @@ export const styles = css`
   }
   button,
   a {
+    /* Buttons are border-box already: the link too, so that it is as tall as they are. */
+    box-sizing: border-box;
     font: inherit;
     min-height: 2.75rem;
     padding: 0.5rem 1rem;
@@ -60,6 +62,12 @@ export const styles = css`
     background: var(--_accent);
     color: var(--_on-accent);
     font-weight: 600;
+  }
+  a,
+  [part~='cancel-confirm'] {
+    display: flex;
+    align-items: center;
+    gap: 0.5rem;
   }
   :focus-visible {
     outline: 3px solid var(--_accent);

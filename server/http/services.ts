@@ -28,5 +28,7 @@ export interface Services {
   browserHeaders: HeaderStamp;
   clientKey: (c: Context) => string;
   sseHeartbeatMs: number;
+  /** The `retry:` of every event stream: how long a client waits before reconnecting, ms. */
+  sseRetryMs: number;
   sse: SseTransport;
 }

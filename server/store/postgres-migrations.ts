@@ -73,6 +73,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX bills_order_paid ON bills (order_id, updated_at) WHERE outcome = 'paid' AND order_id IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'status version',
+    // Kept by a trigger, not by the UPDATE that changes the status: an instance still running the
+    // code of before (a rolling upgrade) moves it too, so no two shown statuses share a version.
+    sql: `
+      ALTER TABLE bills ADD COLUMN status_version BIGINT NOT NULL DEFAULT 0;
+      UPDATE bills SET status_version = CASE WHEN is_final THEN 2 WHEN status IS NOT NULL THEN 1 ELSE 0 END;
+      CREATE FUNCTION bills_status_version() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        NEW.status_version := OLD.status_version + 1;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER bills_status_version BEFORE UPDATE OF status, status_name, is_final, outcome, date_time ON bills
+        FOR EACH ROW
+        WHEN ((OLD.status, OLD.status_name, OLD.is_final, OLD.outcome, OLD.date_time)
+          IS DISTINCT FROM (NEW.status, NEW.status_name, NEW.is_final, NEW.outcome, NEW.date_time))
+        EXECUTE FUNCTION bills_status_version();
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

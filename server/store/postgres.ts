@@ -39,6 +39,7 @@ function billRow(r: QueryResultRow): BillRow {
     is_final: r.is_final === true ? 1 : 0,
     duplicate_payment: r.duplicate_payment === true ? 1 : 0,
     date_time: numOrNull(r.date_time),
+    status_version: num(r.status_version),
     checked_at: numOrNull(r.checked_at),
     created_at: num(r.created_at),
     updated_at: num(r.updated_at),

@@ -69,6 +69,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX bills_order_paid ON bills (order_id, updated_at) WHERE outcome = 'paid' AND order_id IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'status version',
+    // A bill already requeried starts at 1, a final one at 2: above what a stream showed before.
+    sql: `
+      ALTER TABLE bills ADD COLUMN status_version INTEGER NOT NULL DEFAULT 0;
+      UPDATE bills SET status_version = CASE WHEN is_final = 1 THEN 2 WHEN status IS NOT NULL THEN 1 ELSE 0 END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

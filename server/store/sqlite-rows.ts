@@ -24,6 +24,7 @@ export interface BillRow {
   is_final: number;
   outcome: Outcome;
   date_time: number | null;
+  status_version: number;
   checked_at: number | null;
   created_at: number;
   updated_at: number;
@@ -62,6 +63,7 @@ export function toStoredBill(r: BillRow): StoredBill {
     isFinal: r.is_final === 1,
     outcome: r.outcome,
     dateTime: r.date_time,
+    statusVersion: r.status_version,
     checkedAt: r.checked_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

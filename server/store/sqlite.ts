@@ -138,10 +138,13 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     }
 
     const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
+    // What PostgreSQL's trigger does (postgres-migrations.ts): one up per change a BillView shows.
+    const statusVersion = stored.statusVersion +
+      (changed || stored.statusName !== record.statusName || stored.dateTime !== record.dateTime ? 1 : 0);
     q(`UPDATE bills SET status = ?, status_name = ?, is_final = ?, outcome = ?, date_time = ?,
-         checked_at = ?, updated_at = ?
+         status_version = ?, checked_at = ?, updated_at = ?
        WHERE bill_id = ?`).run(
-      record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, checkedAt,
+      record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, statusVersion, checkedAt,
       changed ? checkedAt : stored.updatedAt, billId,
     );
     // The first payment of an order is the payment; any later one is a duplicate to refund.
@@ -158,7 +161,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     // The row as just written, without reading it back.
     const bill: StoredBill = {
       ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
-      dateTime: record.dateTime, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
+      dateTime: record.dateTime, statusVersion, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
       duplicatePayment: stored.duplicatePayment || duplicate,
     };
     return { bill, changed, becameFinal: final };

@@ -38,6 +38,12 @@ export interface StoredBill {
   outcome: Outcome;
   /** The service's dateTime of the stored status. */
   dateTime: number | null;
+  /**
+   * Moves up by one with every stored change of what a BillView says of the status (status,
+   * statusName, isFinal, outcome, dateTime), in the same write: 0 until the first requery. Every
+   * process sharing the store reads the same number, so it is the `id:` of SSE frames.
+   */
+  statusVersion: number;
   /** Local clock, ms: when the stored status was last confirmed by a requery (null: never). */
   checkedAt: number | null;
   createdAt: number;

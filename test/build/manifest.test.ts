@@ -37,7 +37,11 @@ function referencedModules(node: unknown, found = new Set<string>()): Set<string
 test('custom-elements.json is valid, refers only to modules it lists, and describes the element', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'manifest-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
+  const packageJson = await readFile(join(root, 'package.json'), 'utf8');
   await buildManifest(dir);
+  // The analyzer rewrites package.json's customElements unless told not to: it must keep naming the shipped file.
+  assert.equal(await readFile(join(root, 'package.json'), 'utf8'), packageJson, 'package.json left as it was');
+  assert.equal((JSON.parse(packageJson) as { customElements: string }).customElements, 'custom-elements.json');
   const manifest = JSON.parse(await readFile(join(dir, 'custom-elements.json'), 'utf8')) as Manifest;
 
   const validate = new Ajv({ allowUnionTypes: true }).compile(require('custom-elements-manifest/schema.json') as object);
@@ -54,7 +58,7 @@ test('custom-elements.json is valid, refers only to modules it lists, and descri
   const element = manifest.modules.flatMap((mod) => mod.declarations ?? []).find((d) => d.customElement && d.tagName === 'bill-checkout');
   assert.ok(element, 'the bill-checkout element is declared');
   const attributes = element.attributes?.map((a) => a.name) ?? [];
-  for (const name of ['order-id', 'order-ticket', 'mode', 'cancellable']) assert.ok(attributes.includes(name), `attribute ${name} in ${attributes.join(', ')}`);
+  for (const name of ['order-id', 'order-ticket', 'mode', 'cancellable', 'native-bridge', 'parent-origin', 'gold-unit']) assert.ok(attributes.includes(name), `attribute ${name} in ${attributes.join(', ')}`);
   assert.ok(!attributes.some((name) => name.startsWith('_')), 'no private state among the attributes');
   assert.deepEqual(element.events?.map((e) => e.name).sort(), ['bill-created', 'bill-error', 'bill-final', 'bill-status']);
 });

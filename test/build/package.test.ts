@@ -63,6 +63,9 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   for (const needed of ['dist/bill-checkout.js', 'dist/bill-checkout.sri.txt', 'dist/server/server/index.js', 'dist/server/server/index.d.ts', 'dist/types/widget/index.d.ts', 'custom-elements.json']) {
     assert.ok(paths.includes(needed), `the tarball has ${needed}`);
   }
+  for (const module of ['id', 'ms', 'th', 'vi', 'zh-CN', 'native-bridge']) {
+    assert.ok(paths.some((path) => new RegExp(`^dist/on-demand/${module}-[0-9a-f]{10}\\.js$`).test(path)), `the ${module} module is packed beside the element`);
+  }
   assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p)), 'no sources or tests in the tarball');
 
   const app = join(dir, 'app');

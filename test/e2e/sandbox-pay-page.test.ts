@@ -80,6 +80,40 @@ for (const vp of VIEWPORTS) {
   });
 }
 
+test('pay page in the customer\'s language: Accept-Language vi gives Vietnamese, ?lang= chooses another', async (t) => {
+  const callbacks = await startReceiver(t);
+  const shop = await startReceiver(t);
+  const { client } = await startSandbox(t, {}, '/sandbox');
+  const created = await client.create(newBill({
+    amount: 1234.5, merchantReference: 'R-vi', callbackUrl: callbacks.url, redirectUrl: shop.url.replace('/cb', '/return'),
+  }));
+  assert.equal(created.json.code, 0, created.text);
+  const bill = created.json.data;
+
+  const context = await browser.newContext({ ...VIEWPORTS[0], extraHTTPHeaders: { 'Accept-Language': 'vi' } });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const answer = await page.goto(bill.billUrl);
+  assert.equal(answer?.headers()['content-language'], 'vi');
+  assert.equal(await page.locator('html').getAttribute('lang'), 'vi');
+  assert.equal((await page.locator('h1').innerText()).trim(), 'Thanh toán hóa đơn R-vi');
+  await assertVisibleText(page.locator('[data-field="amount"]'), '1234,50 USD');
+  assert.ok(await page.getByRole('button', { name: 'Thanh toán 1234,50 USD' }).isVisible());
+  assert.ok(await page.getByText('Thời gian còn lại').isVisible());
+  assert.ok(await page.getByText('không có tiền thật được chuyển').isVisible());
+  const text = await page.locator('body').innerText();
+  assert.doesNotMatch(text, /\b(Pay|Decline|Bill|Time left|Sandbox of)\b/, 'no English left');
+
+  await page.goto(`${bill.billUrl}?lang=th`);
+  assert.equal(await page.locator('html').getAttribute('lang'), 'th');
+  await page.getByRole('button', { name: 'ปฏิเสธ' }).waitFor();
+
+  // Declined, the bill shown again is in Vietnamese too.
+  await Promise.all([page.waitForURL((u) => u.pathname === '/return'), page.getByRole('button', { name: 'ปฏิเสธ' }).click()]);
+  await page.goto(bill.billUrl);
+  await assertVisibleText(page.getByRole('status'), 'Thất bại');
+});
+
 async function assertVisibleText(locator: import('playwright-core').Locator, expected: string): Promise<void> {
   assert.ok(await locator.isVisible(), `${expected} is visible`);
   assert.equal((await locator.textContent())?.trim(), expected);

@@ -3,7 +3,7 @@
 import type { TestContext } from 'node:test';
 import { outcomeOf } from '../../server/domain/status/outcome.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
-import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
+import { STARTED_HERE, startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
 import { seeded } from '../sandbox/support/harness.js';
 import { eachLimited } from './support/figures.js';
 import { createRecorder, findLeaks } from './support/record.js';
@@ -108,7 +108,8 @@ export async function runForgery(t: TestContext, count: number, seed = 99): Prom
       const text = await res.text();
       if (res.status !== 400) accepted.push(`callback naming another bill: ${res.status} ${text.slice(0, 120)}`);
     } else {
-      const res = await api(`/api/hooks/return/${b.ref}/${b.ret}?billId=${b.billId}&status=2&outcome=paid&isFinal=true`);
+      // As the browser that started the bill: the outcome is then in the redirect's Location.
+      const res = await api(`/api/hooks/return/${b.ref}/${b.ret}?billId=${b.billId}&status=2&outcome=paid&isFinal=true`, { headers: STARTED_HERE });
       await res.text();
       const location = new URL(res.headers.get('location') ?? 'http://x/');
       const truth = before.get(b.billId)!.outcome;

@@ -9,7 +9,7 @@ import { returnToken } from '../../server/domain/create/hook-urls.js';
 import { describeApi } from '../../server/http/routes/openapi.js';
 import type { Store } from '../../server/store/types.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
-import { startHarness, TEST_ADMIN_TOKEN, TEST_TICKET_SECRET } from './support/harness.js';
+import { STARTED_HERE, startHarness, TEST_ADMIN_TOKEN, TEST_TICKET_SECRET } from './support/harness.js';
 import { openApiChecker } from './support/openapi-check.js';
 import type { OpenApiDocument } from './support/openapi-check.js';
 import { startPrism, violationsOf } from './support/prism.js';
@@ -23,13 +23,13 @@ const CLIENT = 'x-test-client';
 const EXPECTED: Record<string, number[]> = {
   createBill: [200, 201, 400, 403, 404, 409, 413, 415, 422, 429, 502],
   getBill: [200, 404],
-  watchBill: [200, 404, 429, 503],
+  watchBill: [200, 204, 404, 429, 503],
   cancelBill: [200, 403, 404, 409, 415, 502],
   listBills: [200, 400, 401, 403, 404, 415, 502],
   adminCancelBill: [200, 401, 404, 409, 502],
   bindCustomer: [200, 400, 401, 404, 502],
   serviceCallback: [200, 400, 404, 413, 503],
-  customerReturn: [303, 404, 500],
+  customerReturn: [200, 303, 404, 500],
   getOpenApi: [200],
   health: [200, 503],
 };
@@ -145,6 +145,11 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   // Events: a final bill's stream ends, so Prism (which buffers a stream) can check it whole.
   const events = await call(200, `/api/bills/${paid.billId}/events?token=${paid.token}`);
   assert.match(events.body, /^event: status\ndata: \{.*"outcome":"paid"/m);
+  // The client that has the final status, reconnecting, is told to stop.
+  const finalId = /^id: (\d+)$/m.exec(events.body)?.[1];
+  assert.ok(finalId, events.body);
+  const stop = await call(204, `/api/bills/${paid.billId}/events?token=${paid.token}`, { headers: { 'Last-Event-ID': finalId } });
+  assert.equal(stop.body, '');
   await call(404, `/api/bills/${bill.billId}/events?token=wrong`, { code: 'not_found' });
   // Streams held open straight on the BFF: one per client allowed, two in all.
   const hold = async (who: string) => {
@@ -214,10 +219,14 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   const returnPath = `/api/hooks/return/${stored.merchantReference}/${await returnToken(stored.hookToken)}`;
   await call(500, returnPath, { code: 'internal_error' });
   down.reads = false;
-  const back = await call(303, returnPath, { base: h.url });
+  const back = await call(303, returnPath, { base: h.url, headers: STARTED_HERE });
   const to = new URL(back.res.headers.get('location')!);
   assert.equal(`${to.origin}${to.pathname}`, 'https://shop.example/thanks');
   assert.equal(to.searchParams.get('outcome'), 'cancelled');
+  // Another device: the BFF's own page.
+  const page = await call(200, returnPath);
+  assert.match(page.res.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(page.body, /Payment cancelled/);
   const notFound = await call(404, `/api/hooks/return/${stored.merchantReference}/${'A'.repeat(43)}`);
   assert.match(notFound.res.headers.get('content-type') ?? '', /^text\/html/);
 

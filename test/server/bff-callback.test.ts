@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { returnToken } from '../../server/domain/create/hook-urls.js';
 import type { Store } from '../../server/store/types.js';
 import type { BillView } from '../../contract/bill-view.js';
-import { nextCallback, startHarness } from './support/harness.js';
+import { nextCallback, STARTED_HERE, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 
 const json = { 'Content-Type': 'application/json' };
@@ -56,7 +56,7 @@ test('a forged redirect changes nothing; a real return requeries and lands on RE
   const forged = await h.request(`${paths.forgedReturn}?billId=${bill.billId}&status=2`);
   assert.equal(forged.status, 404);
   assert.equal(h.requeries(bill.billId), 0);
-  const lying = await h.request(`${paths.return}?billId=${bill.billId}&merchantReference=${bill.merchantReference}&status=2`);
+  const lying = await h.request(`${paths.return}?billId=${bill.billId}&merchantReference=${bill.merchantReference}&status=2`, { headers: STARTED_HERE });
   assert.equal(lying.status, 303);
   const to = new URL(lying.headers.get('location')!);
   assert.equal(to.origin + to.pathname, 'https://shop.example/thanks');
@@ -69,7 +69,7 @@ test('a forged redirect changes nothing; a real return requeries and lands on RE
   h.sandbox.pay(bill.billId);
   // The return asks the service at most once per refresh window, however often it is opened.
   h.clock.advance(h.config.refreshWindowMs);
-  const real = await h.request(`${paths.return}?billId=${bill.billId}&status=2`);
+  const real = await h.request(`${paths.return}?billId=${bill.billId}&status=2`, { headers: STARTED_HERE });
   assert.equal(new URL(real.headers.get('location')!).searchParams.get('outcome'), 'paid');
   assert.equal(h.requeries(bill.billId), 2);
   await h.sandbox.idle();
@@ -156,6 +156,6 @@ test('the token a customer sees in their redirect does not open the callback rou
   assert.equal(res.status, 404);
   assert.equal(h.requeries(bill.billId), before, 'no requery');
   // The return URL the service is given is the one the customer follows back.
-  const back = await h.request(paths.return, { redirect: 'manual' });
+  const back = await h.request(paths.return, { redirect: 'manual', headers: STARTED_HERE });
   assert.equal(back.status, 303);
 });

@@ -160,7 +160,7 @@ for (const transport of ['node', 'web'] as const) {
       if (done) break;
       text += value;
     }
-    assert.match(text, /^event: status\n/);
+    assert.match(text, /^retry: 3000\nid: 1\nevent: status\n/);
     assert.ok(text.includes(': keep-alive\n\n'));
     await reader.cancel();
   });

@@ -313,6 +313,26 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(lateFinal.bill.outcome, 'paid');
       });
 
+      it('moves statusVersion up by one with each change a BillView shows, and with nothing else', async () => {
+        const bill = await created();
+        const billId = bill.billId!;
+        assert.equal(bill.statusVersion, 0, 'not requeried yet');
+        const versions = [
+          (await apply(billId, 1, T0 + 100, 'pending')).bill.statusVersion,
+          (await apply(billId, 1, T0 + 100, 'pending')).bill.statusVersion, // the same: no change
+          (await apply(billId, 1, T0 + 150, 'pending')).bill.statusVersion, // a newer dateTime
+          (await store.applyStatus({ billId, record: { ...statusRecord(billId, 1, T0 + 150), statusName: 'Awaiting' }, outcome: 'pending', checkedAt: T0 + 160 }, []))
+            .bill.statusVersion, // another name
+          (await apply(billId, 1, T0 + 120, 'pending')).bill.statusVersion, // stale: ignored
+        ];
+        await store.touchChecked(billId, T0 + 170);
+        await store.claimRefresh(billId, T0 + 180, 0, 1000);
+        const final = await apply(billId, 2, T0 + 200, 'paid');
+        versions.push(final.bill.statusVersion, (await apply(billId, 2, T0 + 300, 'paid')).bill.statusVersion);
+        assert.deepEqual(versions, [1, 1, 2, 3, 3, 4, 4]);
+        assert.equal((await store.getByBillId(billId))!.statusVersion, 4, 'as stored, read back');
+      });
+
       it('takes the outcome from the caller: expired after the grace period is final', async () => {
         const bill = await created();
         const r = await store.applyStatus(

@@ -1,21 +1,8 @@
 import { expect } from '@open-wc/testing';
 import { emulateMedia, sendKeys } from '@web/test-runner-commands';
-import axe from 'axe-core';
 import sinon from 'sinon';
-import type { BillCheckout } from '../../widget/bill-checkout.js';
+import { noViolations } from './axe-check.js';
 import { FakeEventSource, final, harness, has, part, shadow, type Harness } from './support.js';
-
-async function noViolations(h: Harness, el: BillCheckout, state: string): Promise<void> {
-  let done = false;
-  const run = axe.run(el, { resultTypes: ['violations'] }).finally(() => {
-    done = true;
-  });
-  // axe paces itself with timers; the fake clock must move for it to finish.
-  while (!done) await h.clock.tickAsync(1);
-  const { violations } = await run;
-  const found = violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(found, `axe in state "${state}"`).to.deep.equal([]);
-}
 
 for (const scheme of ['light', 'dark'] as const) {
   describe(`bill-checkout accessibility (${scheme})`, () => {
@@ -109,14 +96,26 @@ describe('bill-checkout keyboard', () => {
     await h.settle();
     expect(has(el, 'pay-button')).to.equal(true);
 
+    // The pay button, then the copy button (in this view too), then the toggle.
     await sendKeys({ down: 'Shift' });
+    await sendKeys({ press: 'Tab' });
     await sendKeys({ press: 'Tab' });
     await sendKeys({ up: 'Shift' });
     expect(focused()).to.equal('pay-button');
     await sendKeys({ press: 'Tab' });
+    expect(focused()).to.equal('copy-button');
+    await sendKeys({ press: 'Tab' });
     await sendKeys({ press: 'Tab' });
     expect(focused()).to.equal('cancel-button');
     await sendKeys({ press: 'Space' });
+    await h.settle();
+    // Asked first, focus on No; Shift+Tab to Yes.
+    expect(shadow(el).activeElement?.textContent).to.equal('No');
+    await sendKeys({ down: 'Shift' });
+    await sendKeys({ press: 'Tab' });
+    await sendKeys({ up: 'Shift' });
+    expect(shadow(el).activeElement?.textContent).to.equal('Yes');
+    await sendKeys({ press: 'Enter' });
     await h.settle();
     expect(part(el, 'heading')!.textContent).to.equal('Payment cancelled');
     expect(focused(), 'focus lands on the outcome').to.equal('heading');

@@ -222,6 +222,13 @@ describe('bill-checkout states', () => {
     cancel.focus();
     cancel.click();
     await h.settle();
+    expect(h.bff.count('POST', '/cancel'), 'asks first').to.equal(0);
+    const yes = part(el, 'cancel-confirm')!.querySelector('button')!;
+    expect(yes.textContent).to.equal('Yes');
+    yes.focus();
+    yes.click();
+    await h.settle();
+    expect(h.bff.count('POST', '/cancel')).to.equal(1);
     const call = h.bff.calls.find((c) => c.path.endsWith('/cancel'))!;
     expect(call.method).to.equal('POST');
     expect(call.token).to.equal('T1');

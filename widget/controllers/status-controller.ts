@@ -1,6 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { BillView } from '../../contract/bill-view.js';
-import { backoffDelay, type BackoffOptions } from '../backoff.js';
+import { backoffDelay } from '../backoff.js';
 import { parseView, type BffClient, type BillRef } from '../bff-client.js';
 
 /** How a StatusController reports and paces. */
@@ -8,9 +8,6 @@ export interface StatusOptions {
   _onView(view: BillView): void;
   /** Called on each failed check; return `false` when retrying cannot help, to stop. */
   _onError(error: unknown): boolean;
-  /** Between checks while pending, when polling. */
-  _pollInterval?: number;
-  backoff?: Partial<BackoffOptions>;
 }
 
 interface Target {
@@ -21,12 +18,16 @@ interface Target {
 
 /**
  * Follows a bill's status until it is final: Server-Sent Events first, polling when they fail
- * (capped exponential backoff with jitter on errors), paused while the page is hidden.
+ * (capped exponential backoff with jitter on errors) while the stream is tried again with a capped
+ * backoff of its own, back to it at its first event; paused while the page is hidden, checked at
+ * once when the network comes back or the page is restored from the back/forward cache.
  */
 export class StatusController implements ReactiveController {
   #target: Target | undefined;
   #source: EventSource | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #streamTimer: ReturnType<typeof setTimeout> | undefined;
+  #streamFailures = 0;
   #inflight: AbortController | undefined;
   #streaming = true;
   #failures = 0;
@@ -44,7 +45,7 @@ export class StatusController implements ReactiveController {
     this.stop();
     this.#target = { _client: client, _ref: ref, _EventSource: eventSource };
     this.#streaming = true;
-    this.#failures = 0;
+    this.#failures = this.#streamFailures = 0;
     this.#resume();
   }
 
@@ -62,12 +63,16 @@ export class StatusController implements ReactiveController {
   hostConnected(): void {
     this.#connected = true;
     document.addEventListener('visibilitychange', this.#onVisibility);
+    addEventListener('online', this.#wake);
+    addEventListener('pageshow', this.#wake);
     this.#resume();
   }
 
   hostDisconnected(): void {
     this.#connected = false;
     document.removeEventListener('visibilitychange', this.#onVisibility);
+    removeEventListener('online', this.#wake);
+    removeEventListener('pageshow', this.#wake);
     this.#pause();
   }
 
@@ -76,16 +81,27 @@ export class StatusController implements ReactiveController {
     else this.#resume();
   };
 
+  // Back online, or restored from the back/forward cache: a stream may be dead without an error
+  // yet, and a payment may have landed meanwhile. Start over at once.
+  #wake = (event: Event): void => {
+    if (event.type === 'pageshow' && !(event as PageTransitionEvent).persisted) return;
+    this.#pause();
+    this.#streamFailures = 0;
+    this.#resume();
+  };
+
+  // Opens the stream (when it is not open), and polls at once until its first event.
   #resume(): void {
     if (!this.#target || !this.#connected || document.hidden || this.#source) return;
-    if (this.#streaming) this.#open(this.#target);
-    else this.#schedule(0);
+    this.#open(this.#target);
+    if (!this.#streaming) this.#schedule(0);
   }
 
   #pause(): void {
     this.#source?.close();
     this.#source = undefined;
     clearTimeout(this.#timer);
+    clearTimeout(this.#streamTimer);
     this.#inflight?.abort();
     this.#inflight = undefined;
   }
@@ -95,7 +111,14 @@ export class StatusController implements ReactiveController {
     this.#source = source;
     source.addEventListener('status', (event) => {
       const view = parseView((event as MessageEvent<string>).data);
-      if (view && this.#source === source) this.#deliver(view);
+      if (!view || this.#source !== source) return;
+      if (!this.#streaming) {
+        // The stream is back: polling stops.
+        this.#streaming = true;
+        this.#streamFailures = 0;
+        clearTimeout(this.#timer);
+      }
+      this.#deliver(view);
     });
     source.addEventListener('error', () => {
       if (this.#source !== source) return;
@@ -103,6 +126,7 @@ export class StatusController implements ReactiveController {
       this.#source = undefined;
       this.#streaming = false;
       this.#schedule(0);
+      this.#streamTimer = setTimeout(() => this.#resume(), backoffDelay(++this.#streamFailures, { base: 5000, cap: 60_000 }));
     });
   }
 
@@ -128,13 +152,13 @@ export class StatusController implements ReactiveController {
       if (this.#inflight !== inflight) return;
       this.#inflight = undefined;
       this.#deliver(view);
-      if (this.#target && !this.#streaming) this.#schedule(this.#options._pollInterval ?? 3000);
+      if (this.#target && !this.#streaming) this.#schedule(3000);
     } catch (error) {
       if (this.#inflight !== inflight) return;
       this.#inflight = undefined;
       this.#failures++;
       if (!this.#options._onError(error)) return this.stop();
-      if (!this.#streaming) this.#schedule(backoffDelay(this.#failures, this.#options.backoff));
+      if (!this.#streaming) this.#schedule(backoffDelay(this.#failures));
     }
   }
 }

@@ -19,3 +19,8 @@ export async function hookUrls(publicUrl: string, merchantReference: string, hoo
     redirectUrl: `${publicUrl}/api/hooks/return/${merchantReference}/${await returnToken(hookToken)}`,
   };
 }
+
+/** The path of the bill's return URL up to (without) its token: PUBLIC_URL's path prefix included. */
+export function returnPath(publicUrl: string, merchantReference: string): string {
+  return `${new URL(publicUrl).pathname.replace(/\/+$/, '')}/api/hooks/return/${merchantReference}`;
+}

@@ -2,13 +2,14 @@ import type { Logger } from '../../log.js';
 import type { StoreEvents } from '../../store/types.js';
 import type { BillView } from '../../../contract/bill-view.js';
 
-export type HubListener = (view: BillView) => void;
+/** `version`: the stored bill's statusVersion of this view (the same in every process). */
+export type HubListener = (view: BillView, version: number) => void;
 
 /** Pub/sub of bill changes by billId: in-process, or across the processes sharing a store. */
 export interface Hub {
   subscribe(billId: string, listener: HubListener): () => void;
   /** Delivers to local listeners at once, and to other processes when the hub is shared. */
-  publish(view: BillView): void;
+  publish(view: BillView, version: number): void;
   /** Listeners currently subscribed in this process, all bills. */
   size(): number;
   /** The bills that have listeners in this process. */
@@ -32,8 +33,8 @@ export function createHub(): Hub {
         if (set.size === 0 && listeners.get(billId) === set) listeners.delete(billId);
       };
     },
-    publish(view) {
-      for (const listener of [...(listeners.get(view.billId) ?? [])]) listener(view);
+    publish(view, version) {
+      for (const listener of [...(listeners.get(view.billId) ?? [])]) listener(view, version);
     },
     size: () => count,
     watched: () => [...listeners.keys()],
@@ -55,12 +56,19 @@ export interface SharedHubOptions {
    * while it was down are lost): each is handed to this process's watchers, which skip what they
    * already showed. Without it, watchers catch up on their next requery.
    */
-  reload?: (billIds: string[]) => Promise<BillView[]>;
+  reload?: (billIds: string[]) => Promise<VersionedView[]>;
+}
+
+export interface VersionedView {
+  view: BillView;
+  version: number;
 }
 
 interface Message {
   from: string;
   view: BillView;
+  /** Absent in messages of a process that runs an older version of this code (a rolling upgrade). */
+  version?: number;
 }
 
 /**
@@ -73,10 +81,9 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
   const channel = options.channel ?? 'bill_status';
   const instance = options.instance ?? crypto.randomUUID();
   const local = createHub();
-  const catchUp = async () => {
-    const billIds = local.watched();
+  const catchUp = async (billIds = local.watched()) => {
     if (!options.reload || billIds.length === 0) return;
-    for (const view of await options.reload(billIds)) local.publish(view);
+    for (const { view, version } of await options.reload(billIds)) local.publish(view, version);
   };
   const onResumed = () => {
     log.info('status messages resumed; watchers catch up from the store', { watched: local.watched().length });
@@ -92,7 +99,12 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
     }
     if (message.from !== instance && typeof message.view?.billId === 'string') {
       options.onRemote?.(message.view);
-      local.publish(message.view);
+      if (typeof message.version === 'number') {
+        local.publish(message.view, message.version);
+      } else {
+        // From a process without versions: the stored bill has one (PostgreSQL keeps it).
+        catchUp([message.view.billId]).catch((error: unknown) => log.warn('reading a changed bill failed', { billId: message.view.billId, error }));
+      }
     }
   }, onResumed);
   listening.catch(() => undefined); // reported by ready()
@@ -100,9 +112,9 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
     subscribe: local.subscribe,
     size: local.size,
     watched: local.watched,
-    publish(view) {
-      local.publish(view);
-      events.notify(channel, JSON.stringify({ from: instance, view } satisfies Message)).catch((error: unknown) => {
+    publish(view, version) {
+      local.publish(view, version);
+      events.notify(channel, JSON.stringify({ from: instance, view, version } satisfies Message)).catch((error: unknown) => {
         log.warn('status notify failed; other instances see it on their next requery', { billId: view.billId, error });
       });
     },

@@ -176,7 +176,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const show = (stored: ApplyStatusResult) => {
         shown = true;
         const entry = cache.set(stored.bill);
-        if (stored.changed) hub.publish(entry.view);
+        if (stored.changed) hub.publish(entry.view, stored.bill.statusVersion);
       };
       // Watchers see a requeried status as soon as readers of the store can: the service holds it.
       // What answers to it (this promise, so a callback's 200, and the notice) waits for the disk.

@@ -7,6 +7,13 @@ export interface BrowserCorsOptions {
   allowHeaders: string[];
   exposeHeaders: string[];
   maxAgeSeconds: number;
+  /**
+   * `Access-Control-Allow-Credentials: true`: the create is sent with credentials so that the
+   * browser keeps the cookie that marks it (started-here.ts). Browsers refuse a credentialed answer
+   * that allows `*`, so with `*` the request's origin is named instead (and `Vary: Origin`): no
+   * answer of this API gives a cookie any authority, the bill's token does.
+   */
+  credentials?: boolean;
 }
 
 /** Sets the CORS headers of one request; answers a preflight (`OPTIONS`) with its 204, otherwise returns undefined. */
@@ -24,14 +31,16 @@ export function corsStamp(options: BrowserCorsOptions): CorsStamp {
   const headers = options.allowHeaders.join(',');
   const expose = options.exposeHeaders.join(',');
   const maxAge = String(options.maxAgeSeconds);
+  const credentials = options.credentials === true;
 
   return function stampCors(c) {
     const origin = c.req.header('origin');
-    const allow = origin === undefined ? null : any ? '*' : allowed.has(origin) ? origin : null;
-    if (!any) c.header('Vary', 'Origin');
+    const allow = origin === undefined ? null : any && !credentials ? '*' : any || allowed.has(origin) ? origin : null;
+    if (!any || credentials) c.header('Vary', 'Origin');
     if (allow !== null) {
       c.header('Access-Control-Allow-Origin', allow);
       c.header('Access-Control-Expose-Headers', expose);
+      if (credentials) c.header('Access-Control-Allow-Credentials', 'true');
     }
     if (c.req.method !== 'OPTIONS') return undefined;
     if (allow !== null) {

@@ -8,9 +8,11 @@ import { BillApiRejectedError } from '../../upstream/errors.js';
 import type { BillView } from '../../../contract/bill-view.js';
 import { cachedBill } from '../../domain/status/bill-cache.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
+import type { VersionedView } from '../../domain/status/hub.js';
 import type { Refreshed } from '../../domain/status/refresher.js';
 import { billForToken, jsonBody, servableForToken } from '../bill-access.js';
 import type { Services } from '../services.js';
+import { startedCookie } from '../started-here.js';
 import { statusStream } from '../sse/streams.js';
 import type { StatusStream } from '../sse/streams.js';
 
@@ -28,6 +30,11 @@ export function billRoutes(s: Services): Hono {
       const { status, bill } = await s.creator.create(request);
       // The answer carries the bill's token: no cache may keep it.
       c.header('Cache-Control', 'no-store');
+      const cookie = startedCookie({
+        publicUrl: s.config.publicUrl, merchantReference: bill.merchantReference, expiredOn: bill.expiredOn,
+        graceMs: s.config.expiryGraceMs, now: s.now(),
+      });
+      if (cookie !== null) c.header('Set-Cookie', cookie);
       return c.json(bill, status);
     },
   );
@@ -57,6 +64,10 @@ export function billRoutes(s: Services): Hono {
   app.get('/:billId/events', async (c) => {
     const found = await billForToken(c, s);
     const billId = found.bill.billId;
+    // A client that has the final status (it names its id) is told not to come back: per the
+    // WHATWG spec an EventSource answered 204 stops reconnecting. Some polyfills send the id as a query.
+    const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
+    if (found.bill.isFinal && lastEventId?.trim() === String(found.bill.statusVersion)) return c.body(null, 204);
     let stream: StatusStream | null = null;
     let closedEarly = false;
     const release = s.streams.open(s.clientKey(c), () => {
@@ -70,9 +81,9 @@ export function billRoutes(s: Services): Hono {
       throw new ApiError(429, 'too_many_streams_for_client', 'This client has too many live streams; poll instead.', { 'Retry-After': '5' });
     }
     // Subscribed before the read, so that no change between the two is missed.
-    const early: BillView[] = [];
-    let deliver: (view: BillView) => void = (view) => void early.push(view);
-    const unsubscribe = s.hub.subscribe(billId, (view) => deliver(view));
+    const early: VersionedView[] = [];
+    let deliver: (view: BillView, version: number) => void = (view, version) => void early.push({ view, version });
+    const unsubscribe = s.hub.subscribe(billId, (view, version) => deliver(view, version));
     let first: CachedBill;
     try {
       const read = await s.refresher.read(billId, undefined, found.bill);
@@ -86,8 +97,10 @@ export function billRoutes(s: Services): Hono {
     const live = statusStream({
       sink,
       first: first.view,
+      firstVersion: first.bill.statusVersion,
       firstJson: first.json,
       heartbeatMs: s.sseHeartbeatMs,
+      retryMs: s.sseRetryMs,
       onEnd() {
         unsubscribe();
         release();
@@ -95,7 +108,7 @@ export function billRoutes(s: Services): Hono {
     });
     stream = live;
     deliver = live.push;
-    for (const view of early) live.push(view);
+    for (const { view, version } of early) live.push(view, version);
     if (closedEarly) live.close();
     return response;
   });

@@ -95,7 +95,7 @@ function componentSchemas(): Record<string, unknown> {
   }));
 }
 
-type Header = 'CacheControl' | 'ServerTime' | 'RetryAfter' | 'WwwAuthenticate';
+type Header = 'CacheControl' | 'ServerTime' | 'RetryAfter' | 'WwwAuthenticate' | 'StartedCookie';
 const HEADERS = {
   CacheControl: {
     description: 'No cache may keep an answer of the API: it may carry a capability token or a status that changes',
@@ -109,10 +109,18 @@ const HEADERS = {
   },
   RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   WwwAuthenticate: { description: 'Bearer realm="admin"', required: true, schema: { type: 'string' } },
+  StartedCookie: {
+    description: "Marks the browser that created the bill, for that bill's return only: `bc_started=1; Path=/api/hooks/return/{merchantReference}; " +
+      'Max-Age=…; HttpOnly; SameSite=Lax` (and `Secure` when PUBLIC_URL is https). It holds no secret. Its return then goes on to RETURN_URL; ' +
+      "a return without it is another device's (a phone that scanned the QR code). Send the create with credentials to keep it from another origin",
+    required: true,
+    schema: { type: 'string', pattern: '^bc_started=1; Path=' },
+  },
 } satisfies Record<Header, unknown>;
 
 const HEADER_NAMES: Record<Header, string> = {
   CacheControl: 'Cache-Control', ServerTime: 'X-Server-Time', RetryAfter: 'Retry-After', WwwAuthenticate: 'WWW-Authenticate',
+  StartedCookie: 'Set-Cookie',
 };
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
@@ -181,8 +189,8 @@ export function describeApi(): Record<string, unknown> {
           }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('CreateBill') } } },
           responses: {
-            200: api("The order's paid bill and its token: the order is paid already", 'CreatedBill'),
-            201: api('The bill and its token', 'CreatedBill'),
+            200: api("The order's paid bill and its token: the order is paid already", 'CreatedBill', 'StartedCookie'),
+            201: api('The bill and its token', 'CreatedBill', 'StartedCookie'),
             400: error('Not JSON (invalid_json), an invalid body (invalid_request), Idempotency-Key (invalid_idempotency_key), or an amount the BFF does not take (amount_required, invalid_amount, amount_out_of_range, amount_not_allowed, order_id_required)'),
             403: error("No valid, unexpired order ticket for this orderId (order_ticket_invalid), the merchant's resolveOrder refused this caller, or an Origin not allowed (origin_not_allowed)"),
             404: error('No such order (order_not_found)'),
@@ -211,16 +219,35 @@ export function describeApi(): Record<string, unknown> {
           operationId: 'watchBill',
           tags: ['bills'],
           summary: 'Server-Sent Events of the bill: `event: status`, data a BillView; at once, on every change, closed after the final one',
+          description: "Each status frame's `id:` is the bill's status version, a whole number that grows with every change of its status, the same on every " +
+            'instance; the first frame also carries `retry:` (3000 ms). A reconnect that names the final status\'s id (the `Last-Event-ID` an EventSource ' +
+            'sends by itself) is answered 204, on which an EventSource stops reconnecting; any other id streams as usual.',
           security: billToken,
-          parameters: [billId],
+          parameters: [
+            billId,
+            {
+              name: 'Last-Event-ID', in: 'header', required: false,
+              description: 'The `id:` of the last status frame received (an EventSource sends it when it reconnects)',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'lastEventId', in: 'query', required: false,
+              description: 'The same as Last-Event-ID, for EventSource polyfills that cannot set headers; the header wins',
+              schema: { type: 'string' },
+            },
+          ],
           responses: {
             200: {
-              description: 'An event stream: `event: status` frames whose `data` is a BillView, and comment lines that keep it open. It ends after the final status',
+              description: 'An event stream: `event: status` frames (`id:` the status version, `data` a BillView; `retry:` in the first), and comment lines that keep it open. It ends after the final status',
               headers: {
                 'Cache-Control': { description: 'A stream is never cached either', required: true, schema: { type: 'string', enum: ['no-cache'] } },
                 'X-Server-Time': { $ref: '#/components/headers/ServerTime' },
               },
               content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            204: {
+              description: 'Last-Event-ID (or lastEventId) names the final status: the client has it all, and an EventSource stops reconnecting',
+              headers: headers('CacheControl', 'ServerTime'),
             },
             404: noSuchBill,
             429: error('This client holds MAX_SSE_PER_CLIENT streams already (too_many_streams_for_client): poll GET /api/bills/{billId} instead', 'RetryAfter'),
@@ -337,18 +364,31 @@ export function describeApi(): Record<string, unknown> {
         get: {
           operationId: 'customerReturn',
           tags: ['hooks'],
-          summary: "The customer's return from the pay page: a requery (at most one per bill per REFRESH_WINDOW_MS), then on to RETURN_URL",
-          description: 'Registered as `redirectUrl` at create. Its token is derived one way from the callback token, so a customer who reads it cannot call the callback. Its query string, whatever it says, is ignored.',
+          summary: "The customer's return from the pay page: a requery (at most one per bill per REFRESH_WINDOW_MS), then on to RETURN_URL, or for another device a page that says the outcome",
+          description: 'Registered as `redirectUrl` at create. Its token is derived one way from the callback token, so a customer who reads it cannot call the callback. Its query string, whatever it says, is ignored. ' +
+            "The browser that created the bill (it carries the create's `bc_started` cookie) goes on to RETURN_URL. Another device (a phone that scanned the QR code) " +
+            'goes to RETURN_OTHER_DEVICE_URL when it is set, else it is shown a page of the BFF that says the outcome in its language.',
           security: open,
           parameters: [
             { name: 'ref', in: 'path', required: true, description: "The bill's merchantReference", schema: { type: 'string' } },
             { name: 'returnToken', in: 'path', required: true, description: "The bill's return token", schema: { type: 'string' } },
+            { name: 'bc_started', in: 'cookie', required: false, description: 'Set by the create: this browser started the bill', schema: { type: 'string', enum: ['1'] } },
           ],
           responses: {
-            303: {
-              description: 'To RETURN_URL, its query string kept, with `billId`, `orderId` (an order\'s bill) and the `outcome` the BFF knows (`pending` when the service could not say)',
+            200: {
+              description: 'Another device, RETURN_OTHER_DEVICE_URL unset: a page in the language of Accept-Language (en, id, ms, th, vi, zh-CN; English otherwise) with the outcome, ' +
+                'the amount and the reference, and that the checkout goes on where it started. No script; it reloads itself every 5 s while the outcome is pending',
               headers: {
-                Location: { description: 'RETURN_URL with billId, orderId and outcome', required: true, schema: { type: 'string' } },
+                ...headers('CacheControl', 'ServerTime'),
+                'Content-Security-Policy': { description: "`default-src 'none'`, its one inline style by hash", required: true, schema: { type: 'string' } },
+              },
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+            303: {
+              description: 'To RETURN_URL (the browser that started the bill) or RETURN_OTHER_DEVICE_URL (another device, with `device=other`), its query string kept, ' +
+                'with `billId`, `orderId` (an order\'s bill) and the `outcome` the BFF knows (`pending` when the service could not say)',
+              headers: {
+                Location: { description: 'RETURN_URL or RETURN_OTHER_DEVICE_URL with billId, orderId and outcome (and device=other)', required: true, schema: { type: 'string' } },
                 ...headers('CacheControl', 'ServerTime'),
               },
             },

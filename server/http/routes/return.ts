@@ -2,7 +2,11 @@ import { Hono } from 'hono';
 import { returnToken } from '../../domain/create/hook-urls.js';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Outcome } from '../../../contract/bill-view.js';
+import type { StoredBill } from '../../store/types.js';
+import { stampPageSecurity } from '../middleware/security-headers.js';
+import { pickLanguage, returnPage } from '../return-page.js';
 import type { Services } from '../services.js';
+import { startedHere } from '../started-here.js';
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
@@ -15,7 +19,9 @@ const MAX_REMEMBERED = 10_000;
  * The customer's return from the pay page: news like the callback (the payment may just have
  * landed, so it asks the service even if a poll did a moment ago), but a hint anyone can repeat: it
  * asks at most once per bill per refresh window (however often the URL is opened) and never retries
- * on its own behalf. Then on to RETURN_URL with the outcome it knows.
+ * on its own behalf. Then, with the outcome it knows: the browser that started the bill (its
+ * cookie, started-here.ts) on to RETURN_URL; another device to RETURN_OTHER_DEVICE_URL, or a page
+ * of ours that says what happened (return-page.ts).
  */
 export function returnRoutes(s: Services): Hono {
   const app = new Hono();
@@ -41,6 +47,7 @@ export function returnRoutes(s: Services): Hono {
     const bill = await s.store.getByReference(ref);
     if (!bill || !constantTimeEqual(given, await returnToken(bill.hookToken))) return c.html(NOT_FOUND_PAGE, 404);
     let outcome: Outcome = 'pending';
+    let known: StoredBill = bill;
     if (bill.billId !== null) {
       const billId = bill.billId;
       const ask = mayAsk(billId)
@@ -50,15 +57,41 @@ export function returnRoutes(s: Services): Hono {
         s.log.warn('return: refresh failed', { billId: bill.billId, error });
         return null;
       });
-      if (result?.confirmed) outcome = result.bill.outcome;
+      if (result?.confirmed) {
+        outcome = result.bill.outcome;
+        known = result.bill;
+      }
     }
-    const target = new URL(s.config.returnUrl);
-    if (bill.billId !== null) target.searchParams.set('billId', bill.billId);
-    if (bill.orderId !== null) target.searchParams.set('orderId', bill.orderId);
-    target.searchParams.set('outcome', outcome);
     c.header('Cache-Control', 'no-store');
-    return c.redirect(target.toString(), 303);
+    const params: [string, string][] = [];
+    if (bill.billId !== null) params.push(['billId', bill.billId]);
+    if (bill.orderId !== null) params.push(['orderId', bill.orderId]);
+    params.push(['outcome', outcome]);
+    if (startedHere(c)) return c.redirect(withParams(s.config.returnUrl, params), 303);
+    // Another device (a phone that scanned the QR code): the merchant's page for it, or ours. Never
+    // the merchant's checkout page, which would greet it with a fresh cart.
+    if (s.config.returnOtherDeviceUrl !== null) {
+      return c.redirect(withParams(s.config.returnOtherDeviceUrl, [...params, ['device', 'other']]), 303);
+    }
+    const page = await returnPage({
+      outcome,
+      amount: known.amount,
+      currency: known.currency,
+      merchantReference: known.merchantReference,
+      language: pickLanguage(c.req.header('accept-language')),
+      testMode: s.config.embeddedSandbox,
+    });
+    stampPageSecurity(c);
+    c.header('Content-Security-Policy', page.csp);
+    c.header('X-Frame-Options', 'DENY');
+    return c.html(page.html, 200);
   });
 
   return app;
+}
+
+function withParams(url: string, params: [string, string][]): string {
+  const target = new URL(url);
+  for (const [name, value] of params) target.searchParams.set(name, value);
+  return target.toString();
 }

@@ -11,6 +11,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context, Hono } from 'hono';
 import type { Config } from '../../config.js';
 import { mintDemoOrder } from '../../demo-orders/routes.js';
+import { renderScriptTagPage } from '../../demo-orders/script-tag-page.js';
 import type { DemoOrdersOptions } from '../../demo-orders/routes.js';
 import { errorBody } from '../../http/errors.js';
 import { stampPageSecurity } from '../../http/middleware/security-headers.js';
@@ -138,10 +139,6 @@ function walk(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 export interface StaticFilesOptions {
   /** The package folder: `dist/bill-checkout.js` and `demo/dist/` are looked for under it. */
   root: string;
@@ -177,6 +174,15 @@ export async function staticFiles(app: Hono, { root, config, demoOrders }: Stati
     const pinned = { ...latest, cacheControl: IMMUTABLE };
     app.get('/bill-checkout.js', (c) => answer(c, latest, crossOrigin(c)));
     app.get(`/${release.versionedName}`, (c) => answer(c, pinned, crossOrigin(c)));
+    // What the element imports on demand (its languages, the native bridge), beside it: names that
+    // carry their content's hash, with the element's CORS.
+    const onDemand = join(root, 'dist', 'on-demand');
+    if (existsSync(onDemand)) {
+      for (const name of readdirSync(onDemand).filter((file) => file.endsWith('.js'))) {
+        const module = entry(join(onDemand, name), readFileSync(join(onDemand, name)), IMMUTABLE);
+        app.get(`/on-demand/${name}`, (c) => answer(c, module, crossOrigin(c)));
+      }
+    }
   } else {
     app.get('/bill-checkout.js', (c) => c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
   }
@@ -198,14 +204,13 @@ export async function staticFiles(app: Hono, { root, config, demoOrders }: Stati
   }
   if (scriptTagPage !== null && demoOrders) {
     const template = scriptTagPage;
-    // The script-tag page, as a merchant's server renders it: a fresh order and its ticket in the HTML.
+    // The script-tag page, as a merchant's server renders it: a fresh order and its ticket in the
+    // HTML, in the visitor's language (?locale=, else Accept-Language).
     app.get('/plain.html', async (c) => {
       stampPageSecurity(c);
       const order = await mintDemoOrder('poster', demoOrders);
-      const html = template
-        .replaceAll('__ORDER_ID__', escapeHtml(order.orderId))
-        .replaceAll('__ORDER_TICKET__', escapeHtml(order.orderTicket ?? ''));
-      return answer(c, entry('/plain.html', Buffer.from(html), 'no-store', 'per request'));
+      const page = renderScriptTagPage(template, order, c.req.raw);
+      return answer(c, entry('/plain.html', Buffer.from(page.html), 'no-store', 'per request'), { 'Content-Language': page.lang, Vary: 'Accept-Language' });
     });
   }
 

@@ -16,6 +16,7 @@ import { configSecrets, loadConfig } from '../../../server/config.js';
 import type { Config } from '../../../server/config.js';
 import { createLogger } from '../../../server/log.js';
 import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
+import { STARTED_COOKIE } from '../../../server/http/started-here.js';
 import { createSandbox } from '../../../sandbox/sandbox.js';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/sandbox.js';
 import { openStore } from '../../../server/store/open-store.js';
@@ -30,6 +31,8 @@ export const TEST_SECRET = 'test-secret-9f2a44e1c3';
 /** ORDER_TICKET_SECRET and ADMIN_TOKEN values long enough for the BFF (32 characters at least). */
 export const TEST_TICKET_SECRET = 'test-order-ticket-secret-5d1e9a0b7c';
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+/** What the browser that created a bill sends to its return URL (the create's cookie). */
+export const STARTED_HERE = { Cookie: `${STARTED_COOKIE}=1` };
 
 /** A clock shared by the sandbox and the BFF; it stands still until `advance` moves both. */
 export interface Clock {
@@ -60,6 +63,8 @@ export interface HarnessOptions {
   /** Wraps the store the BFF uses (to make it fail, say); `Harness.store` stays the real one. */
   wrapStore?: (store: Store) => Store;
   sseHeartbeatMs?: number;
+  /** The `retry:` the BFF gives event-stream clients (default the BFF's, 3000 ms). */
+  sseRetryMs?: number;
   /** How SSE reaches the client: written to Node's socket as `npm start` does (default), or a web stream. */
   sse?: 'node' | 'web';
   /** Start the reconciler and notice worker timers (default false: tests call runOnce). */
@@ -151,6 +156,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   });
   const app = createBillCheckout({ config, upstream, store: options.wrapStore ? options.wrapStore(store) : store, hooks: options.hooks, log, now: clock.now,
     sseHeartbeatMs: options.sseHeartbeatMs,
+    sseRetryMs: options.sseRetryMs,
     sse: options.sse === 'web' ? webSse : nodeSse,
     ...(options.clientKey ? { clientKey: options.clientKey } : {}),
   });
@@ -177,7 +183,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     if (isStream) return res;
     const text = await res.text();
     bodies.push(text + JSON.stringify([...res.headers]));
-    return new Response(text, { status: res.status, headers: res.headers });
+    // A null-body status (204, 304) takes no body, not even an empty one.
+    return new Response(res.status === 204 || res.status === 304 ? null : text, { status: res.status, headers: res.headers });
   };
 
   return {

@@ -1,0 +1,71 @@
+// What the widget's build does to the code it bundles, each a mechanical transform: dependencies'
+// errors keep their throw but not their developer-facing message (shortErrors), Lit without its
+// polyfill, hydration and version hooks (stripLitHooks), custom properties without the spaces esbuild
+// keeps (tightCustomProperties), and the modules the element imports on demand built beside it.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = new URL('../..', import.meta.url).pathname;
+const build = await import(pathToFileURL(join(root, 'scripts/build.mjs')).href) as {
+  shortErrors(source: string, name: string): string;
+  stripLitHooks(source: string): string;
+  tightCustomProperties(css: string): string;
+  widgetBuild: esbuild.BuildOptions & { plugins: esbuild.Plugin[] };
+  buildOnDemand(outdir: string): Promise<Map<string, string>>;
+  onDemandModules(urls: Map<string, string>): esbuild.Plugin;
+};
+const { shortErrors } = build;
+
+test('messages made of strings and names become the package name', () => {
+  assert.equal(shortErrors("throw new Error('log(' + n + ')')", 'qr'), 'throw new Error("qr")');
+  assert.equal(shortErrors('throw Error("a \\" b")', 'lit'), 'throw Error("lit")');
+  assert.equal(shortErrors("throw new Error('\\n' +\n  'line two' +\n  x.y)", 'qr'), 'throw new Error("qr")');
+  assert.equal(shortErrors('throw TypeError(`no ${x}`)', 'lit'), 'throw TypeError(`no ${x}`)', 'a template with a substitution is left alone');
+});
+
+test('errors whose message calls something, or has no string, are left as they are', () => {
+  for (const source of ['throw new Error(describe(x))', 'throw new Error(message)', 'new Error()', "new Error('a' + f('b'))"]) {
+    assert.equal(shortErrors(source, 'qr'), source);
+  }
+});
+
+test('the code around them is unchanged', () => {
+  const source = "if (!a) throw new Error('Invalid data'); const e = 'Error(' + 1; b(Error);";
+  assert.equal(shortErrors(source, 'qr'), "if (!a) throw new Error(\"qr\"); const e = 'Error(' + 1; b(Error);");
+});
+
+test("Lit's hooks for polyfills, hydration and its version list go; what is around them stays", () => {
+  assert.equal(build.stripLitHooks('const j={M:h},B=t.litHtmlPolyfillSupport;B?.(S,k),(t.litHtmlVersions??=[]).push("3.3.3");'), 'const j={M:h},B=void 0;B?.(S,k);');
+  assert.equal(build.stripLitHooks('i["finalized"]=!0,s.litElementHydrateSupport?.({LitElement:i});const o=s.litElementPolyfillSupport;o?.({LitElement:i});'), 'i["finalized"]=!0;const o=void 0;o?.({LitElement:i});');
+  assert.equal(build.stripLitHooks('render(){return r}'), 'render(){return r}');
+});
+
+test('custom property values lose the spaces esbuild keeps, nothing else does', () => {
+  assert.equal(build.tightCustomProperties(':host{--_bg: var(--bill-checkout-background, Canvas);font:1rem var(--f, system-ui, sans-serif)}'),
+    ':host{--_bg:var(--bill-checkout-background,Canvas);font:1rem var(--f,system-ui, sans-serif)}');
+  assert.equal(build.tightCustomProperties('a{color-scheme:light dark;padding:.5rem 1rem}'), 'a{color-scheme:light dark;padding:.5rem 1rem}');
+});
+
+test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and each on-demand module is named beside it", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'short-errors-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const onDemand = await build.buildOnDemand(join(dir, 'on-demand'));
+  const outfile = join(dir, 'bill-checkout.js');
+  await esbuild.build({ ...build.widgetBuild, plugins: [...build.widgetBuild.plugins, build.onDemandModules(onDemand)], entryPoints: ['widget/index.ts'], outfile });
+  const bundle = await readFile(outfile, 'utf8');
+  assert.doesNotMatch(bundle, /amount of data is too big|invalid template strings array|CSSResult is not constructable/);
+  assert.doesNotMatch(bundle, /PolyfillSupport|HydrateSupport|Versions\?\?=/);
+  assert.match(bundle, /Error\("qrcode"\)/);
+  const imported = [...bundle.matchAll(/import\("\.\/on-demand\/([\w-]+)\.js"\)/g)].map((m) => m[1]!).sort();
+  assert.deepEqual(imported, [...onDemand.values()].map((file) => file.replace(/\.js$/, '')).sort());
+  assert.deepEqual(imported.map((name) => name.replace(/-[0-9a-f]{10}$/, '')), ['id', 'ms', 'native-bridge', 'th', 'vi', 'zh-CN']);
+  for (const name of imported) {
+    const module = await readFile(join(dir, 'on-demand', `${name}.js`), 'utf8');
+    assert.doesNotMatch(module, /\bimport\b/, `${name} stands alone`);
+  }
+});
