@@ -84,3 +84,24 @@ export function multiplyDecimal(a: string, b: string, places: number): string {
 export function decimalPlaces(text: string): number {
   return parts(text).scale;
 }
+
+/**
+ * Formats decimal text (`"10000.50"`) in `locale` keeping every digit it has and at least the
+ * currency's own, never through a float; as money when given a currency. What the element, the
+ * BFF's return page and the demo show; text Intl cannot format is shown as it is.
+ */
+export function formatAmount(amount: string, locale?: string, currency?: string): string {
+  const match = /^-?\d+(?:\.(\d*))?$/.exec(amount);
+  try {
+    if (!match) throw 0;
+    const format = (digits?: number) => new Intl.NumberFormat(locale, {
+      ...(currency && { style: 'currency', currency }),
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    // More than 100 digits is a RangeError: shown as the text it is, below.
+    return format(Math.max(match[1]?.length ?? 0, format().resolvedOptions().minimumFractionDigits ?? 0)).format(amount as `${number}`);
+  } catch {
+    return `${amount} ${currency ?? ''}`.trim();
+  }
+}

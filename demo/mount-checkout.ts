@@ -22,18 +22,6 @@ export function mountCheckout(host: Element, options: MountOptions): HTMLElement
 
 const DECIMAL = /^-?\d+(?:\.(\d+))?$/;
 
-/** Money in `locale`, every digit of the decimal text kept (Intl formats the text itself, never a float). */
-export function formatMoney(amount: string, currency: string, locale?: string): string {
-  const digits = DECIMAL.exec(amount);
-  if (!digits) return `${amount} ${currency}`;
-  const decimals = digits[1]?.length ?? 0;
-  let format = new Intl.NumberFormat(locale, { style: 'currency', currency });
-  if (decimals > (format.resolvedOptions().maximumFractionDigits ?? 0)) {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency, maximumFractionDigits: decimals });
-  }
-  return format.format(amount as `${number}`);
-}
-
 /** A decimal in `locale` with at least two decimals and every digit kept (the admin page shows the currency's code beside it). */
 export function formatDecimal(amount: string, locale?: string): string {
   const digits = DECIMAL.exec(amount);

@@ -1,9 +1,8 @@
 // Each demo page's language: `?locale=` (remembered for this tab, so that the way back from the
 // payment page keeps it), else the browser's. The page's own texts are named in its HTML with
 // data-text (and data-aria-label), and translated here from the demo's strings.
-import {
-  BRAND, DEMO_STRINGS, LANGUAGES, bestLanguage, languageOf, textParts, type DemoStrings, type Language, type TextKey,
-} from '../server/demo-orders/demo-strings.js';
+import { LANGUAGES, bestLanguage, languageOf, type Language } from '../contract/languages.js';
+import { BRAND, DEMO_STRINGS, textParts, type DemoStrings, type TextKey } from '../server/demo-orders/demo-strings.js';
 
 const KEPT = 'northwind:locale';
 

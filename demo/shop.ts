@@ -6,7 +6,8 @@ import type { BillView } from '../contract/bill-view.js';
 import { DEMO_PRODUCTS, type DemoProduct } from '../server/demo-orders/catalogue.js';
 import { BRAND } from '../server/demo-orders/demo-strings.js';
 import { clearCheckout, currentCheckout, saveCheckout, type Checkout } from './checkout-store.js';
-import { formatMoney, mountCheckout } from './mount-checkout.js';
+import { formatAmount } from '../contract/decimal.js';
+import { mountCheckout } from './mount-checkout.js';
 import { newOrder, orderAttributes, problemText } from './new-order.js';
 import { setUpPage, withLanguage } from './page-language.js';
 
@@ -35,7 +36,7 @@ function described(p: DemoProduct): { name: string; blurb: string } {
 }
 
 function price(p: DemoProduct): string {
-  return formatMoney(p.price, p.currency, lang);
+  return formatAmount(p.price, lang, p.currency);
 }
 
 /** The chosen product; its order once the shop's server has minted it. */

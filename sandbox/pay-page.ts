@@ -1,10 +1,9 @@
 // The pay page at billUrl: one self-contained HTML document (no external resources), every piece
 // of service text escaped, in the customer's language.
+import type { Language } from '../contract/languages.js';
 import type { StatusKey } from './dialect.js';
 import type { StatusRecordWire } from './types.js';
 
-export const PAGE_LANGUAGES = ['en', 'id', 'ms', 'th', 'vi', 'zh-CN'] as const;
-export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 
 interface PageText {
   payBill: string;
@@ -21,7 +20,7 @@ interface PageText {
   states: Record<StatusKey, string>;
 }
 
-const TEXT: Record<PageLanguage, PageText> = {
+const TEXT: Record<Language, PageText> = {
   en: {
     payBill: 'Pay bill', gold: 'Gold-conversion amount', bill: 'Bill', timeLeft: 'Time left', pay: 'Pay',
     decline: 'Decline', back: 'Return to the merchant',
@@ -66,28 +65,6 @@ const TEXT: Record<PageLanguage, PageText> = {
   },
 };
 
-/** The page language of one BCP 47 tag, or null: `zh` unless Traditional (Hant, TW, HK, MO), `in` as `id`. */
-export function languageOf(tag: string): PageLanguage | null {
-  const [lang, ...rest] = tag.trim().toLowerCase().split(/[-_]/);
-  if (lang === 'zh') return rest.some((sub) => /^(hant|tw|hk|mo)$/.test(sub)) ? null : 'zh-CN';
-  const name = lang === 'in' ? 'id' : lang;
-  return PAGE_LANGUAGES.find((l) => l === name) ?? null;
-}
-
-/** The best of an Accept-Language header's languages that the page speaks, else English. */
-export function pageLanguage(acceptLanguage: string | null | undefined): PageLanguage {
-  const ranked = (acceptLanguage ?? '').split(',').map((part, index) => {
-    const [tag = '', ...params] = part.split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
-  }).filter((r) => r.tag && r.q > 0).sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const { tag } of ranked) {
-    const found = languageOf(tag);
-    if (found) return found;
-  }
-  return 'en';
-}
-
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
@@ -99,7 +76,7 @@ export function money(amount: string): string {
 }
 
 /** `money` with the language's decimal sign ("1234,50" in Vietnamese); digits kept as they are. */
-function localMoney(amount: string, lang: PageLanguage): string {
+function localMoney(amount: string, lang: Language): string {
   const [int = '', frac = ''] = money(amount).split('.');
   const sign = new Intl.NumberFormat(lang).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
   return `${int}${sign}${frac}`;
@@ -123,7 +100,7 @@ export interface PayPageModel {
   /** Back to the merchant, for a final bill. */
   returnUrl: string;
   nonce: string;
-  lang: PageLanguage;
+  lang: Language;
   /** `?lang=…` when the page was asked for a language: carried into the forms' actions, so that a page shown again keeps it. */
   langQuery?: string;
 }
@@ -160,7 +137,7 @@ if(s===0){for(const b of document.querySelectorAll('button'))b.disabled=true;
 el.textContent=el.dataset.expired;clearInterval(t);}};const t=setInterval(tick,1000);}
 `;
 
-function shell(lang: PageLanguage, title: string, body: string, nonce: string): string {
+function shell(lang: Language, title: string, body: string, nonce: string): string {
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -205,12 +182,12 @@ ${r.isFinal ? '' : `<dt>${escapeHtml(t.timeLeft)}</dt><dd><span id="time-left" r
   return shell(m.lang, `${t.pay} ${amount}`, details + actions, m.nonce);
 }
 
-export function renderNotFoundPage(nonce: string, lang: PageLanguage = 'en'): string {
+export function renderNotFoundPage(nonce: string, lang: Language = 'en'): string {
   const t = TEXT[lang];
   return shell(lang, t.notFound, `<h1>${escapeHtml(t.notFound)}</h1><p>${escapeHtml(t.notFoundText)}</p>`, nonce);
 }
 
-export function payPageHeaders(nonce: string, lang: PageLanguage = 'en'): Record<string, string> {
+export function payPageHeaders(nonce: string, lang: Language = 'en'): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-language': lang,

@@ -5,7 +5,8 @@ import type { Core } from './core.js';
 import type { Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { randomToken } from './ids.js';
-import { languageOf, pageLanguage, payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
+import { headerLanguage, languageOf, type Language } from '../contract/languages.js';
+import { payPageHeaders, renderNotFoundPage, renderPayPage } from './pay-page.js';
 
 /** redirectUrl with billId, merchantReference and status set; its own query is kept. */
 export function redirectTarget(bill: Bill, dialect: Pick<Dialect, 'statuses'>): string {
@@ -20,10 +21,10 @@ export function redirectTarget(bill: Bill, dialect: Pick<Dialect, 'statuses'>): 
  * The customer's language, from the page's `lang` query parameter or the browser's Accept-Language;
  * `query` carries a valid `lang` on to the forms and back, '' when none was asked for.
  */
-function language(req: Request): { lang: ReturnType<typeof pageLanguage>; query: string } {
-  const asked = languageOf(new URL(req.url).searchParams.get('lang') ?? '');
+function language(req: Request): { lang: Language; query: string } {
+  const asked = languageOf(new URL(req.url).searchParams.get('lang'));
   return {
-    lang: asked ?? pageLanguage(req.headers.get('accept-language')),
+    lang: asked ?? headerLanguage(req.headers.get('accept-language')),
     query: asked ? `?${new URLSearchParams({ lang: asked })}` : '',
   };
 }

@@ -2,8 +2,8 @@
 // speaks. Here, beside the catalogue, because the demo's server renders the script-tag page, which
 // loads no script of its own; the pages in demo/ import it too. In a text, `code` is shown as code.
 
-export const LANGUAGES = ['en', 'id', 'ms', 'th', 'vi', 'zh-CN'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import type { Language } from '../../contract/languages.js';
+
 
 /** Each language by its own name, for the language picker. */
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -16,32 +16,6 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 };
 
 export const BRAND = 'Northwind Goods';
-
-/** The demo's language of one BCP 47 tag, or null: `zh` unless Traditional (Hant, TW, HK, MO), `in` as `id`. */
-export function languageOf(tag: string | null | undefined): Language | null {
-  const [lang, ...rest] = (tag ?? '').trim().toLowerCase().split(/[-_]/);
-  if (lang === 'zh') return rest.some((sub) => /^(hant|tw|hk|mo)$/.test(sub)) ? null : 'zh-CN';
-  const name = lang === 'in' ? 'id' : lang;
-  return LANGUAGES.find((l) => l === name) ?? null;
-}
-
-/** The first of `tags` (most wanted first) that the demo speaks, else English. */
-export function bestLanguage(tags: readonly string[]): Language {
-  for (const tag of tags) {
-    const found = languageOf(tag);
-    if (found) return found;
-  }
-  return 'en';
-}
-
-/** The languages of an Accept-Language header, most wanted first. */
-export function acceptedLanguages(header: string | null | undefined): string[] {
-  return (header ?? '').split(',').map((part, index) => {
-    const [tag = '', ...params] = part.split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
-  }).filter((r) => r.tag && r.q > 0).sort((a, b) => b.q - a.q || a.index - b.index).map((r) => r.tag);
-}
 
 type Outcome = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
 /** `{brand}` and `{order}` are filled in by the shop. */

@@ -2,12 +2,10 @@
 // order and its ticket, and the page in the customer's language. The page loads no script but the
 // element's, so its language is the server's to put in: <html lang>, the element's `locale`, and
 // the texts the template names with data-text, data-aria-label and data-product.
-import { BRAND, DEMO_STRINGS, acceptedLanguages, bestLanguage, languageOf, textParts, type Language, type TextKey } from './demo-strings.js';
+import { headerLanguage, languageOf, type Language } from '../../contract/languages.js';
+import { escapeHtml } from '../http/escape-html.js';
+import { BRAND, DEMO_STRINGS, textParts, type TextKey } from './demo-strings.js';
 import type { DemoOrder } from './routes.js';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 function html(text: string): string {
   return textParts(text).map((p) => (p.code ? `<code>${escapeHtml(p.text)}</code>` : escapeHtml(p.text))).join('');
@@ -16,7 +14,7 @@ function html(text: string): string {
 /** `?locale=` when it names a language the demo speaks (`chosen`), else the best of Accept-Language. */
 export function scriptTagLanguage(url: string, acceptLanguage: string | null | undefined): { lang: Language; chosen: boolean } {
   const asked = languageOf(new URL(url).searchParams.get('locale'));
-  return asked ? { lang: asked, chosen: true } : { lang: bestLanguage(acceptedLanguages(acceptLanguage)), chosen: false };
+  return asked ? { lang: asked, chosen: true } : { lang: headerLanguage(acceptLanguage), chosen: false };
 }
 
 export interface ScriptTagPage {

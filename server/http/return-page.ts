@@ -2,9 +2,10 @@
 // desktop's QR code): what the BFF knows of the payment, in the customer's language, and that the
 // checkout goes on where it started. No cart, no script; one inline style allowed by its hash.
 import type { Outcome } from '../../contract/bill-view.js';
+import { formatAmount } from '../../contract/decimal.js';
+import { escapeHtml } from './escape-html.js';
+import type { Language } from '../../contract/languages.js';
 
-export const RETURN_PAGE_LANGUAGES = ['en', 'id', 'ms', 'th', 'vi', 'zh-CN'] as const;
-export type ReturnPageLanguage = (typeof RETURN_PAGE_LANGUAGES)[number];
 
 export interface ReturnPageTexts {
   heading: Record<Outcome, string>;
@@ -16,7 +17,7 @@ export interface ReturnPageTexts {
   test: string;
 }
 
-export const RETURN_PAGE_TEXTS: Record<ReturnPageLanguage, ReturnPageTexts> = {
+export const RETURN_PAGE_TEXTS: Record<Language, ReturnPageTexts> = {
   en: {
     heading: { paid: 'Payment received', failed: 'Payment failed', cancelled: 'Payment cancelled', expired: 'Bill expired', pending: 'Checking your payment' },
     lead: {
@@ -103,49 +104,6 @@ export const RETURN_PAGE_TEXTS: Record<ReturnPageLanguage, ReturnPageTexts> = {
   },
 };
 
-/** Traditional Chinese is not served Simplified: it falls to the next language asked for. */
-const TRADITIONAL = /^zh-(?:hant|tw|hk|mo)\b/;
-
-/** The first language of `Accept-Language` (by q, then order) that the page has; English otherwise. */
-export function pickLanguage(acceptLanguage: string | undefined): ReturnPageLanguage {
-  if (!acceptLanguage) return 'en';
-  const asked = acceptLanguage.slice(0, 1000).split(',').map((part, index) => {
-    const [tag = '', ...params] = part.trim().split(';');
-    const q = params.map((p) => /^\s*q=([01](?:\.\d{0,3})?)\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
-    return { tag: tag.trim().toLowerCase(), q: q === undefined ? 1 : Number(q), index };
-  }).filter((a) => a.q > 0).sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const { tag } of asked) {
-    const primary = tag.split('-')[0];
-    if (primary === 'zh' && !TRADITIONAL.test(tag)) return 'zh-CN';
-    const found = RETURN_PAGE_LANGUAGES.find((l) => l === primary && l !== 'zh-CN');
-    if (found) return found;
-  }
-  return 'en';
-}
-
-const PLAIN_DECIMAL = /^\d+(?:\.(\d+))?$/;
-
-/** Decimal text as money in `language`, every digit kept: Intl formats the text itself, never a float. */
-export function formatAmount(amount: string, currency: string | null, language: ReturnPageLanguage): string {
-  const match = PLAIN_DECIMAL.exec(amount);
-  if (!match) return `${amount} ${currency ?? ''}`.trim();
-  const places = match[1]?.length ?? 0;
-  try {
-    const style: Intl.NumberFormatOptions = currency ? { style: 'currency', currency } : {};
-    // At least the currency's own minor digits (min must not pass max), and every digit the amount has.
-    const minor = new Intl.NumberFormat(language, style).resolvedOptions().minimumFractionDigits ?? 0;
-    const format = new Intl.NumberFormat(language, { ...style, maximumFractionDigits: Math.min(100, Math.max(minor, places)) });
-    return format.format(amount as `${number}`);
-  } catch {
-    // A currency Intl does not know (a code of the service's own).
-    return `${amount} ${currency ?? ''}`.trim();
-  }
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 const STYLE = ':root{color-scheme:light dark;font-family:system-ui,sans-serif;line-height:1.5}' +
   'body{margin:0;padding:1.25rem;background:Canvas;color:CanvasText}' +
   'main{max-width:30rem;margin:2rem auto}h1{font-size:1.5rem;line-height:1.25;margin:0 0 .75rem}' +
@@ -168,7 +126,7 @@ export interface ReturnPageInput {
   amount: string;
   currency: string | null;
   merchantReference: string;
-  language: ReturnPageLanguage;
+  language: Language;
   /** The embedded sandbox: the page says that nothing was a real payment. */
   testMode: boolean;
 }
@@ -189,7 +147,7 @@ export async function returnPage(input: ReturnPageInput): Promise<ReturnPage> {
     '<meta name="color-scheme" content="light dark"><meta name="referrer" content="no-referrer">' +
     `${refresh}<title>${heading}</title><style>${STYLE}</style></head>` +
     `<body><main data-outcome="${input.outcome}"><h1>${heading}</h1><p>${escapeHtml(t.lead[input.outcome])}</p>` +
-    `<dl><dt>${escapeHtml(t.amount)}</dt><dd>${escapeHtml(formatAmount(input.amount, input.currency, input.language))}</dd>` +
+    `<dl><dt>${escapeHtml(t.amount)}</dt><dd>${escapeHtml(formatAmount(input.amount, input.language, input.currency ?? undefined))}</dd>` +
     `<dt>${escapeHtml(t.reference)}</dt><dd>${escapeHtml(input.merchantReference)}</dd></dl>` +
     `<p>${escapeHtml(t.back)}</p>` +
     (input.testMode ? `<p class="test">${escapeHtml(t.test)}</p>` : '') +

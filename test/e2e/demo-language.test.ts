@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { formatMoney } from '../../demo/mount-checkout.js';
+import { formatAmount } from '../../contract/decimal.js';
 import { ADMIN_TOKEN, startApp, type App } from './support/app.js';
 import { context, DESKTOP, launch, open, PHONE } from './support/browser.js';
 
@@ -28,10 +28,10 @@ async function language(page: Page): Promise<{ html: string | null; element: str
 }
 
 test('money keeps every digit of the decimal text', () => {
-  assert.equal(formatMoney('12345678901234567.89', 'USD', 'en'), '$12,345,678,901,234,567.89');
-  assert.equal(formatMoney('0.125', 'USD', 'en'), '$0.125');
-  assert.equal(formatMoney('12.5', 'USD', 'en'), '$12.50');
-  assert.match(formatMoney('1234.50', 'USD', 'vi'), /^1\.234,50\sUS\$$/);
+  assert.equal(formatAmount('12345678901234567.89', 'en', 'USD'), '$12,345,678,901,234,567.89');
+  assert.equal(formatAmount('0.125', 'en', 'USD'), '$0.125');
+  assert.equal(formatAmount('12.5', 'en', 'USD'), '$12.50');
+  assert.match(formatAmount('1234.50', 'vi', 'USD'), /^1\.234,50\sUS\$$/);
 });
 
 test('shop: ?locale=id in Indonesian, the picker reloads in Vietnamese keeping the page, the tab keeps it', async () => {

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { hookUrls } from '../../server/domain/create/hook-urls.js';
-import { formatAmount, pickLanguage, RETURN_PAGE_TEXTS, returnPage } from '../../server/http/return-page.js';
+import { headerLanguage } from '../../contract/languages.js';
+import { formatAmount } from '../../contract/decimal.js';
+import { RETURN_PAGE_TEXTS, returnPage } from '../../server/http/return-page.js';
 import { startedCookie } from '../../server/http/started-here.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { STARTED_HERE, startHarness } from './support/harness.js';
@@ -71,7 +73,7 @@ test('the return with the cookie goes on to RETURN_URL (303); without it, a page
   assert.match(html, /^<!doctype html><html lang="th">/);
   assert.ok(html.includes(RETURN_PAGE_TEXTS.th.heading.paid), 'the Thai "paid" heading');
   assert.ok(html.includes(RETURN_PAGE_TEXTS.th.back), 'go back to the device where you started');
-  assert.ok(html.includes(formatAmount('234.5', 'USD', 'th')) && html.includes('234.50'), 'the amount with its currency');
+  assert.ok(html.includes(formatAmount('234.5', 'th', 'USD')) && html.includes('234.50'), 'the amount with its currency');
   assert.ok(html.includes(bill.merchantReference));
   assert.ok(!/<script/i.test(html), 'no script');
   assert.ok(!html.includes('http-equiv="refresh"'), 'a final outcome does not reload');
@@ -148,22 +150,22 @@ test('CORS: an allowed origin may send credentials (the create keeps its cookie)
 });
 
 test('the page: language by Accept-Language, exact amounts, every text escaped', async () => {
-  assert.equal(pickLanguage(undefined), 'en');
-  assert.equal(pickLanguage('th-TH,th;q=0.9'), 'th');
-  assert.equal(pickLanguage('fr;q=1, vi;q=0.8, id;q=0.9'), 'id');
-  assert.equal(pickLanguage('zh-Hans-CN'), 'zh-CN');
-  assert.equal(pickLanguage('zh-TW, ms;q=0.5'), 'ms', 'Traditional Chinese is not served Simplified');
-  assert.equal(pickLanguage('id;q=0, en-GB'), 'en');
-  assert.equal(pickLanguage('*'), 'en');
+  assert.equal(headerLanguage(undefined), 'en');
+  assert.equal(headerLanguage('th-TH,th;q=0.9'), 'th');
+  assert.equal(headerLanguage('fr;q=1, vi;q=0.8, id;q=0.9'), 'id');
+  assert.equal(headerLanguage('zh-Hans-CN'), 'zh-CN');
+  assert.equal(headerLanguage('zh-TW, ms;q=0.5'), 'ms', 'Traditional Chinese is not served Simplified');
+  assert.equal(headerLanguage('id;q=0, en-GB'), 'en');
+  assert.equal(headerLanguage('*'), 'en');
 
   // Intl puts no-break spaces between a currency code and the number.
-  const money = (amount: string, currency: string | null, language: Parameters<typeof formatAmount>[2]) =>
-    formatAmount(amount, currency, language).replace(/\u00a0/g, ' ');
+  const money = (amount: string, currency: string, language: string) =>
+    formatAmount(amount, language, currency).replace(/\u00a0/g, ' ');
   assert.equal(money('12345678901234567890.123456789', 'THB', 'th'), '฿12,345,678,901,234,567,890.123456789');
   assert.equal(money('1.5', 'KWD', 'en'), 'KWD 1.500');
   assert.equal(money('10000.5', 'IDR', 'id'), 'Rp 10.000,5');
-  assert.equal(formatAmount('3', null, 'en'), '3');
-  assert.equal(formatAmount('3', 'not a code', 'en'), '3 not a code');
+  assert.equal(formatAmount('3', 'en'), '3');
+  assert.equal(formatAmount('3', 'en', 'not a code'), '3 not a code');
 
   const page = await returnPage({
     outcome: 'cancelled', amount: '7', currency: '<b>', merchantReference: 'bc_"&\'', language: 'vi', testMode: true,

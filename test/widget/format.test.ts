@@ -1,5 +1,5 @@
 import { expect } from '@open-wc/testing';
-import { formatAmount } from '../../widget/format.js';
+import { formatAmount } from '../../contract/decimal.js';
 
 describe('formatAmount', () => {
   it("shows at least the currency's own digits, and every digit the text has", () => {

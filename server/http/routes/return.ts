@@ -4,7 +4,8 @@ import { constantTimeEqual } from '../constant-time.js';
 import type { Outcome } from '../../../contract/bill-view.js';
 import type { StoredBill } from '../../store/types.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
-import { pickLanguage, returnPage } from '../return-page.js';
+import { headerLanguage } from '../../../contract/languages.js';
+import { returnPage } from '../return-page.js';
 import type { Services } from '../services.js';
 import { startedHere } from '../started-here.js';
 
@@ -78,7 +79,7 @@ export function returnRoutes(s: Services): Hono {
       amount: known.amount,
       currency: known.currency,
       merchantReference: known.merchantReference,
-      language: pickLanguage(c.req.header('accept-language')),
+      language: headerLanguage(c.req.header('accept-language')),
       testMode: s.config.embeddedSandbox,
     });
     stampPageSecurity(c);
