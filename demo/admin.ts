@@ -1,98 +1,78 @@
-// The merchant's admin page: the service's list of bills through the BFF's admin routes. The admin
-// token is typed by the merchant and kept in this tab's sessionStorage only; nothing secret is built in.
-import type { ListBillsInput, StatusRecord } from '../server/upstream/types.js';
-import type { BillView } from '../contract/bill-view.js';
-import { formatDecimal } from './mount-checkout.js';
+// The merchant's admin page over the BFF's admin routes: find a bill (by its order first), see how
+// it ended and whether the merchant was told, its history and deliveries, replay, cancel, bind
+// customers. The admin token is typed by the merchant and kept in this tab's sessionStorage only;
+// nothing secret is built in.
+import type { AdminBillList, LocalBill } from '../contract/admin.js';
+import { adminApi, forgetToken, keepToken, token, type BillQuery } from './admin-api.js';
+import { customersSection } from './admin-customers.js';
+import { el, errorText, fillTable } from './admin-dom.js';
+import { formats } from './admin-format.js';
+import { historyDialog } from './admin-history.js';
+import { ADMIN_STRINGS } from './admin-strings.js';
+import { webhookSection } from './admin-webhook.js';
 import { setUpPage } from './page-language.js';
 
-const { lang, t } = setUpPage('navAdmin');
+const { lang, t } = setUpPage('navAdmin', ADMIN_STRINGS);
+const a = ADMIN_STRINGS[lang];
+const f = formats(lang, a);
 
-/** What the BFF stored about a bill of the list; null for bills this shop did not create. */
-interface Local {
-  outcome: BillView['outcome'];
-  notified: boolean;
-  /** The merchant's order the bill pays; null for a bill created with an amount. */
-  orderId: string | null;
-  /** The amount the merchant's server resolved for the order (decimal text). */
-  orderAmount: string | null;
-  /** Paid although another bill of the same order was already paid: the customer is owed a refund. */
-  duplicatePayment: boolean;
-}
-/** A status record of the service's list, with the BFF's own view of the bill. */
-type Row = StatusRecord & { local: Local | null };
-interface ListAnswer { lists: Row[]; total: number }
-type Filter = NonNullable<ListBillsInput['filters']>[number];
+type Row = AdminBillList['lists'][number];
+type Filter = BillQuery['filters'][number];
 
 const FIELDS = ['billId', 'merchantReference', 'requestReference', 'paymentReference', 'billAmount', 'currency',
   'status', 'statusName', 'isFinal', 'dateTime'];
-const TOKEN_KEY = 'northwind:admin-token';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const tokenForm = $<HTMLFormElement>('token-form');
 const tokenInput = $<HTMLInputElement>('token');
 const tokenState = $('token-state');
 const queryForm = $<HTMLFormElement>('query-form');
+const orderSearch = $<HTMLInputElement>('order-search');
+const orderPartial = $<HTMLInputElement>('order-partial');
 const filtersBox = $('filters');
 const sortName = $<HTMLSelectElement>('sort-name');
 const sortOrder = $<HTMLSelectElement>('sort-order');
 const pageSize = $<HTMLSelectElement>('page-size');
 const listError = $('list-error');
 const table = $<HTMLTableElement>('bills');
-const tbody = table.tBodies[0]!;
 const prev = $<HTMLButtonElement>('prev');
 const next = $<HTMLButtonElement>('next');
 const pageInfo = $('page-info');
-const bindForm = $<HTMLFormElement>('bind-form');
-const bindResult = $('bind-result');
 
 let pageIndex = 1;
 let total = 0;
 
-class AdminError extends Error {}
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K, props: Record<string, string | number | boolean> = {}, ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
+/** The token was refused: it is forgotten already; say so, and show nothing that needed it. */
+function refused(): void {
+  tokenState.textContent = a.tokenForgotten;
+  tokenState.className = 'note alert';
+  listError.textContent = t.tokenRefused;
+  clearAll();
 }
+
+const api = adminApi(t, refused);
+const history = historyDialog({
+  api, t, a, f,
+  changed: () => {
+    void load();
+    void webhook.load();
+  },
+  fallbackFocus: (billId) => table.querySelector<HTMLElement>(`tr[data-bill-id="${CSS.escape(billId)}"] button.history`) ?? orderSearch,
+});
+const webhook = webhookSection({ api, a, f, openHistory: (billId, opener) => void history.open(billId, opener), changed: () => void load() });
+const customers = customersSection({ api, t, a, f });
 
 function option(value: string, selected: boolean): HTMLOptionElement {
   return new Option(value, value, selected, selected);
 }
 
-function token(): string | null {
-  return sessionStorage.getItem(TOKEN_KEY);
-}
-
-async function admin<T>(path: string, body: unknown): Promise<T> {
-  const bearer = token();
-  if (!bearer) throw new AdminError(t.needToken);
-  let res: Response;
-  try {
-    res = await fetch(`/api/admin/${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
-      body: JSON.stringify(body),
-    });
-  } catch {
-    throw new AdminError(t.bffUnreachable);
-  }
-  const answer = (await res.json().catch(() => null)) as T | { error?: { message?: string } } | null;
-  if (res.ok) return answer as T;
-  if (res.status === 401 || res.status === 403) throw new AdminError(t.tokenRefused);
-  if (res.status === 404 && path === 'bills') throw new AdminError(t.routesOff);
-  const message = (answer as { error?: { message?: string } } | null)?.error?.message;
-  throw new AdminError(message ?? t.httpStatus(res.status));
-}
-
 function showTokenState(): void {
+  tokenState.className = 'note';
   tokenState.textContent = token() ? t.tokenSet : t.tokenNone;
 }
 
 function addFilter(filter: Partial<Filter> = {}): void {
-  const name = el('select', { name: 'filterName' }, ...FIELDS.map((f) => option(f, f === (filter.name ?? 'merchantReference'))));
+  const name = el('select', { name: 'filterName' }, ...FIELDS.map((x) => option(x, x === (filter.name ?? 'merchantReference'))));
   const match = el('select', { name: 'matchType' }, option('like', filter.matchType !== 'equal'), option('equal', filter.matchType === 'equal'));
   const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: t.valuePlaceholder });
   const remove = el('button', { type: 'button', textContent: t.remove });
@@ -106,47 +86,61 @@ function addFilter(filter: Partial<Filter> = {}): void {
 }
 
 function filters(): Filter[] {
-  return Array.from(filtersBox.querySelectorAll('.filter-row')).flatMap((row) => {
+  const found: Filter[] = [];
+  const order = orderSearch.value.trim();
+  // The BFF's own filter: the service knows no order ids, the BFF maps them to our bills.
+  if (order) found.push({ name: 'orderId', value: order, matchType: orderPartial.checked ? 'like' : 'equal' });
+  for (const row of filtersBox.querySelectorAll('.filter-row')) {
     const value = row.querySelector<HTMLInputElement>('[name=filterValue]')!.value.trim();
-    if (!value) return [];
-    return [{
+    if (!value) continue;
+    found.push({
       name: row.querySelector<HTMLSelectElement>('[name=filterName]')!.value,
       matchType: row.querySelector<HTMLSelectElement>('[name=matchType]')!.value as Filter['matchType'],
       value,
-    }];
-  });
+    });
+  }
+  return found;
 }
 
-const time = new Intl.DateTimeFormat(lang, { dateStyle: 'short', timeStyle: 'medium' });
+function outcomeCell(local: LocalBill | null): HTMLTableCellElement {
+  if (!local) return el('td', {}, el('span', { className: 'note' }, t.notFromShop));
+  const cell = el('td', {}, el('span', { className: `pill ${local.outcome}` }, t.outcomes[local.outcome]));
+  if (local.duplicatePayment) cell.append(' ', el('span', { className: 'pill duplicate' }, t.duplicate));
+  const learned = f.learned(local);
+  if (learned) cell.append(learned);
+  return cell;
+}
+
+/** Whether the merchant's backend was told: the webhook notice's state, "—" when none is sent. */
+function noticeCell(local: LocalBill | null): HTMLTableCellElement {
+  if (!local || local.notice === 'none') {
+    return el('td', {}, el('span', { title: a.noticeNone, 'aria-hidden': 'true' }, '—'), el('span', { className: 'visually-hidden' }, a.noticeNone));
+  }
+  if (local.notice === 'pending') {
+    // The row does not say whether a try failed yet (the history does): queued covers both.
+    return el('td', {}, el('span', { className: 'notice-state pending', title: a.noticeRetrying }, a.notice.queued));
+  }
+  return el('td', {}, el('span', { className: `notice-state ${local.notice}` }, a.notice[local.notice]));
+}
 
 function rowView(r: Row): HTMLTableRowElement {
-  const outcome = el('td', {}, r.local
-    ? el('span', { className: `pill ${r.local.outcome}` }, t.outcomes[r.local.outcome])
-    : el('span', { className: 'note' }, t.notFromShop));
-  if (r.local?.duplicatePayment) {
-    outcome.append(' ', el('span', { className: 'pill duplicate' }, t.duplicate));
-  }
-  const order = r.local?.orderId
-    ? el('td', { className: 'mono' }, r.local.orderId)
-    : el('td', {}, '—');
-  const notified = r.local ? (r.local.notified ? t.yes : t.no) : '—';
-  const actions = el('td');
+  const actions = el('td', { className: 'actions' });
+  const open = el('button', { type: 'button', className: 'history', textContent: a.history, 'aria-label': a.historyOf(r.billId) });
+  open.addEventListener('click', () => void history.open(r.billId, open));
+  actions.append(open);
   if (!r.isFinal) {
-    const cancel = el('button', { type: 'button', className: 'danger', textContent: t.cancel });
-    cancel.setAttribute('aria-label', t.cancelBill(r.merchantReference));
+    const cancel = el('button', { type: 'button', className: 'danger', textContent: t.cancel, 'aria-label': t.cancelBill(r.billId) });
     cancel.addEventListener('click', () => void cancelBill(r.billId, cancel));
     actions.append(cancel);
   }
-  const tr = el('tr',
-    {},
-    el('td', { className: 'mono' }, r.billId),
-    order,
-    el('td', { className: 'mono' }, r.merchantReference),
-    el('td', { className: 'num' }, `${formatDecimal(r.billAmount, lang)} ${r.currency}`),
-    el('td', {}, `${r.statusName} (${r.status})`),
-    outcome,
-    el('td', {}, notified),
-    el('td', { className: 'num' }, Number.isFinite(r.dateTime) ? time.format(r.dateTime) : ''),
+  const tr = el('tr', {},
+    el('td', { className: 'mono wrap' }, r.billId),
+    r.local?.orderId ? el('td', { className: 'mono wrap' }, r.local.orderId) : el('td', {}, '—'),
+    el('td', { className: 'num' }, f.amount(r.billAmount, r.currency)),
+    el('td', {}, f.status(r.statusName, r.status)),
+    outcomeCell(r.local),
+    noticeCell(r.local),
+    el('td', { className: 'time' }, f.dateTime(r.dateTime)),
     actions);
   tr.dataset.billId = r.billId;
   return tr;
@@ -166,31 +160,33 @@ async function load(): Promise<void> {
 }
 
 async function render(run: number): Promise<void> {
-  listError.textContent = '';
   if (!token()) {
-    tbody.replaceChildren();
+    fillTable(table, [], '');
     pageInfo.textContent = '';
     prev.disabled = next.disabled = true;
     return;
   }
+  listError.textContent = '';
   const size = Number(pageSize.value);
   try {
-    const answer = await admin<ListAnswer>('bills', {
+    const answer = await api.bills({
       filters: filters(),
       paging: { index: pageIndex, size },
-      sort: { name: sortName.value, order: Number(sortOrder.value) },
+      sort: { name: sortName.value, order: Number(sortOrder.value) === 1 ? 1 : -1 },
     });
     if (run !== loads) return;
     total = answer.total;
-    tbody.replaceChildren(...answer.lists.map(rowView));
-    if (answer.lists.length === 0) {
-      tbody.append(el('tr', {}, Object.assign(el('td', {}, t.noBills), { colSpan: 9 })));
-    }
+    fillTable(table, answer.lists.map(rowView), t.noBills);
   } catch (error) {
     if (run !== loads) return;
-    listError.textContent = error instanceof Error ? error.message : String(error);
-    tbody.replaceChildren();
+    listError.textContent = errorText(error);
+    fillTable(table, [], '');
     total = 0;
+    if (!token()) {
+      pageInfo.textContent = '';
+      prev.disabled = next.disabled = true;
+      return;
+    }
   }
   const pages = Math.max(1, Math.ceil(total / size));
   pageInfo.textContent = t.pageInfo(pageIndex, pages, total);
@@ -201,25 +197,48 @@ async function render(run: number): Promise<void> {
 async function cancelBill(billId: string, button: HTMLButtonElement): Promise<void> {
   button.disabled = true;
   try {
-    await admin(`bills/${encodeURIComponent(billId)}/cancel`, {});
+    await api.cancel(billId);
   } catch (error) {
-    listError.textContent = error instanceof Error ? error.message : String(error);
+    listError.textContent = errorText(error);
   }
-  await load();
+  if (token()) await load();
+}
+
+function clearAll(): void {
+  loads++;
+  table.setAttribute('aria-busy', 'false');
+  fillTable(table, [], '');
+  pageInfo.textContent = '';
+  prev.disabled = next.disabled = true;
+  webhook.clear();
+  customers.clear();
+}
+
+function loadAll(): void {
+  if (!token()) {
+    clearAll();
+    return;
+  }
+  void load();
+  void webhook.load();
+  void customers.load();
 }
 
 tokenForm.addEventListener('submit', (e) => {
   e.preventDefault();
-  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+  keepToken(tokenInput.value.trim());
   tokenInput.value = '';
   showTokenState();
+  listError.textContent = '';
   pageIndex = 1;
-  void load();
+  loadAll();
 });
 $('forget').addEventListener('click', () => {
-  sessionStorage.removeItem(TOKEN_KEY);
+  forgetToken();
   showTokenState();
-  void load();
+  listError.textContent = '';
+  history.close();
+  loadAll();
 });
 $('add-filter').addEventListener('click', () => addFilter());
 queryForm.addEventListener('submit', (e) => {
@@ -230,30 +249,8 @@ queryForm.addEventListener('submit', (e) => {
 prev.addEventListener('click', () => { pageIndex = Math.max(1, pageIndex - 1); void load(); });
 next.addEventListener('click', () => { pageIndex += 1; void load(); });
 
-bindForm.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const data = new FormData(bindForm);
-  const customer: Record<string, string> = {};
-  for (const key of ['name', 'email', 'phone']) {
-    const v = String(data.get(key) ?? '').trim();
-    if (v) customer[key] = v;
-  }
-  bindResult.className = 'note';
-  if (!customer.email && !customer.phone) {
-    bindResult.className = 'note alert';
-    bindResult.textContent = t.giveContact;
-    return;
-  }
-  try {
-    const answer = await admin<{ customerId: string }>('customers', customer);
-    bindResult.textContent = t.bound(answer.customerId);
-  } catch (error) {
-    bindResult.className = 'note alert';
-    bindResult.textContent = error instanceof Error ? error.message : String(error);
-  }
-});
-
-for (const f of FIELDS) sortName.append(option(f, f === 'dateTime'));
+orderSearch.placeholder = a.orderPlaceholder;
+for (const x of FIELDS) sortName.append(option(x, x === 'dateTime'));
 addFilter();
 showTokenState();
-void load();
+loadAll();

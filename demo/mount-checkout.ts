@@ -19,13 +19,3 @@ export function mountCheckout(host: Element, options: MountOptions): HTMLElement
   host.replaceChildren(el);
   return el;
 }
-
-const DECIMAL = /^-?\d+(?:\.(\d+))?$/;
-
-/** A decimal in `locale` with at least two decimals and every digit kept (the admin page shows the currency's code beside it). */
-export function formatDecimal(amount: string, locale?: string): string {
-  const digits = DECIMAL.exec(amount);
-  if (!digits) return amount;
-  const decimals = Math.max(2, digits[1]?.length ?? 0);
-  return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: decimals }).format(amount as `${number}`);
-}

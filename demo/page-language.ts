@@ -42,19 +42,26 @@ export function setText(el: Element, text: string): void {
  * picker (`#language`, which reloads the page with ?locale=) and the demo's links, which carry a
  * chosen language on. Then shows <main>, hidden until now (`data-rendering`) so that nothing in it
  * moves once painted: the caller renders the rest of it in the same task, before the next paint.
+ * `own` gives a page's own texts in each language (the admin page's), looked up before the demo's.
  */
-export function setUpPage(title: TextKey): PageLanguage {
+export function setUpPage(title: TextKey, own?: Record<Language, object>): PageLanguage {
   const chosen = chosenLanguage();
   const lang = chosen ?? bestLanguage(navigator.languages?.length ? navigator.languages : [navigator.language]);
   const t = DEMO_STRINGS[lang];
+  const texts = own?.[lang] as Record<string, unknown> | undefined;
+  const text = (key: string | undefined): string | null => {
+    if (key === undefined) return null;
+    const found = texts?.[key] ?? t[key as TextKey];
+    return typeof found === 'string' ? found : null;
+  };
   document.documentElement.lang = lang;
   for (const el of document.querySelectorAll<HTMLElement>('[data-text]')) {
-    const text = t[el.dataset.text as TextKey];
-    if (typeof text === 'string') setText(el, text);
+    const found = text(el.dataset.text);
+    if (found !== null) setText(el, found);
   }
   for (const el of document.querySelectorAll<HTMLElement>('[data-aria-label]')) {
-    const text = t[el.dataset.ariaLabel as TextKey];
-    if (typeof text === 'string') el.setAttribute('aria-label', text);
+    const found = text(el.dataset.ariaLabel);
+    if (found !== null) el.setAttribute('aria-label', found);
   }
   document.title = `${BRAND}: ${t[title]}`;
 

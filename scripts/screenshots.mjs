@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_TOKEN, startApp } from '../test/e2e/support/app.ts';
 import { context, DESKTOP, finalOutcome, launch, open, PHONE, RETRYING, shownBill, TEXT } from '../test/e2e/support/browser.ts';
+import { startMerchantWebhook } from '../test/e2e/support/merchant-webhook.ts';
 
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
 const SIZES = { desktop: DESKTOP, phone: PHONE };
@@ -99,13 +100,24 @@ const flows = {
     await page.locator('#react-final').waitFor({ timeout: 15_000 });
     await snap('react');
   },
-  async admin({ page, app, snap }) {
-    for (const order of ['demo-mug-shot1', 'demo-tee-shot2', 'demo-poster-shot3']) await app.createBill(order);
+  async admin({ page, app, merchant, snap }) {
+    // A paid order, a declined one and one waiting: the list shows each outcome, how it was learned and the notice.
+    const made = [];
+    for (const order of ['demo-mug-shot1', 'demo-tee-shot2', 'demo-poster-shot3']) made.push(await app.createBill(order));
+    for (const [bill, action] of [[made[0], 'pay'], [made[1], 'decline']]) {
+      if (bill.outcome === 'pending') await app.control(bill.billId, action);
+      await merchant.notice((n) => n.body.data.billId === bill.billId);
+    }
     await page.goto(`${app.url}/admin.html`);
     await page.fill('#token', ADMIN_TOKEN);
     await page.click('#token-form button[type=submit]');
     await page.locator('#bills tbody tr[data-bill-id]').first().waitFor();
+    await page.locator(`#bills tr[data-bill-id="${made[0].billId}"] .learned`).waitFor();
+    await page.locator('#customers[aria-busy="false"]').waitFor();
     await snap('admin');
+    await page.locator(`#bills tr[data-bill-id="${made[0].billId}"] button.history`).click();
+    await page.locator('#history-dialog section.notice table.log').waitFor();
+    await snap('admin-history');
   },
 };
 
@@ -129,21 +141,24 @@ async function checkingThenExpired({ page, snap }) {
   await snap('shop-expired');
 }
 
-async function run(browser, app, name, flow) {
+async function run(browser, app, name, flow, merchant) {
   for (const [size, options] of Object.entries(SIZES)) {
     const ctx = await context(browser, options);
     try {
       const { page } = await open(ctx, `${app.url}/`);
       const snap = async (shot) => {
         await page.evaluate('document.fonts.ready.then(() => true)');
-        // Phones: the element, not the cart above it.
+        // Phones: the element, not the cart above it; the bills as cards, not the token form above them.
         if (size === 'phone' && shot.startsWith('shop-') && shot !== 'shop-cart') {
           await page.locator('#pay-title').evaluate((h) => h.scrollIntoView({ block: 'start' }));
+        }
+        if (size === 'phone' && shot === 'admin') {
+          await page.locator('#bills').evaluate((t) => t.scrollIntoView({ block: 'start' }));
         }
         await page.screenshot({ path: `${OUT}${shot}-${size}.png` });
         console.log(`docs/screenshots/${shot}-${size}.png`);
       };
-      await flow({ page, app, snap });
+      await flow({ page, app, merchant, snap });
     } catch (error) {
       console.error(`${name} (${size}) failed: ${error instanceof Error ? error.message : error}`);
       process.exitCode = 1;
@@ -155,13 +170,16 @@ async function run(browser, app, name, flow) {
 
 await mkdir(OUT, { recursive: true });
 const browser = await launch();
-const app = await startApp({ cuttableNetwork: true });
+// The merchant's backend, so that the admin page has webhook notices and their delivery logs to show.
+const merchant = await startMerchantWebhook();
+const app = await startApp({ cuttableNetwork: true, env: merchant.env });
 const shortLived = await startApp({ sandbox: { billLifetimeMs: 5000, sweepIntervalMs: 250 } });
 try {
-  for (const [name, flow] of Object.entries(flows)) await run(browser, app, name, flow);
+  for (const [name, flow] of Object.entries(flows)) await run(browser, app, name, flow, merchant);
   await run(browser, shortLived, 'checking', checkingThenExpired);
 } finally {
   await browser.close();
   await app.stop();
   await shortLived.stop();
+  await merchant.close();
 }

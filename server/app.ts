@@ -8,8 +8,13 @@ import type { BillNotice } from './domain/bill-view.js';
 import { configSecrets } from './config.js';
 import type { Config } from './config.js';
 import { createBillCreator } from './domain/create/create-bill.js';
+import { createCustomerBinder } from './domain/customers/bind-once.js';
 import { createLogger } from './log.js';
 import type { Logger } from './log.js';
+import { createMetrics } from './metrics/metrics.js';
+import type { Metrics } from './metrics/metrics.js';
+import { instrumentStore } from './metrics/instrument-store.js';
+import { instrumentUpstream } from './metrics/instrument-upstream.js';
 import { apiHeaders, stampedBy, stampNoStore } from './http/middleware/api-headers.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { crossSiteGuard } from './http/middleware/cross-site.js';
@@ -26,6 +31,7 @@ import { adminRoutes } from './http/routes/admin.js';
 import { billRoutes } from './http/routes/bills.js';
 import { callbackRoutes } from './http/routes/callback.js';
 import { healthRoutes } from './http/routes/health.js';
+import { metricsRoutes } from './http/routes/metrics.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { returnRoutes } from './http/routes/return.js';
 import type { Services } from './http/services.js';
@@ -95,17 +101,28 @@ export interface BillCheckoutParts {
   hub: Hub;
   /** Answers of the service that were refused as not matching the bill, counted by kind. */
   alerts: Alerts;
+  /** This app's Prometheus metrics (GET /metrics with METRICS_TOKEN), in a registry of its own. */
+  metrics: Metrics;
 }
 
 export type BillCheckout = Hono & BillCheckoutParts;
 
 export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
-  const { config, upstream, store } = options;
+  const { config } = options;
   const hooks = options.hooks ?? {};
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
   const log = options.log ?? createLogger({ secrets: configSecrets(config) });
-  const alerts = createAlerts(log);
+  const streams = createStreamRegistry(
+    config.maxSseConnections,
+    // Without a way to tell clients apart, every stream would count as one client's.
+    options.clientKey ? config.maxSsePerClient : Infinity,
+  );
+  const metrics = createMetrics({ store: options.store, sseConnections: () => streams.size(), now });
+  const store = instrumentStore(options.store, metrics);
+  const service = instrumentUpstream(options.upstream, { metrics, now });
+  const upstream = service.api;
+  const alerts = createAlerts(log, (kind) => metrics.answerMismatch(kind));
   const onFinal = hooks.onFinal?.bind(hooks);
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
@@ -131,18 +148,20 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const noticeWorker = createNoticeWorker({
     ...options.notice, store, onFinal, webhook: config.webhook, fetch: fetchFn, now, log,
     livemode: !config.embeddedSandbox,
+    onAttempt: (channel, result, replay) => metrics.noticeAttempt(channel, result, replay),
   });
   const refresher = createRefresher({
     store, upstream, config, hub, alerts, now, log,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     onBecameFinal: () => noticeWorker.kick(),
+    onRequery: (reason, result) => metrics.requery(reason, result),
     // Short: a process that died mid-requery holds its bill off the others no longer than this.
     leaseMs: config.upstream.timeoutMs,
   });
   const creator = createBillCreator({
     config, upstream, store, resolveOrder, alerts, now, log,
     hookResolvesOrders: hooks.resolveOrder !== undefined,
-    refresh: async (billId) => (await refresher.news(billId))?.bill ?? null,
+    refresh: async (billId) => (await refresher.news(billId, { reason: 'create' }))?.bill ?? null,
   });
   const reconciler = createReconciler({
     store, refresher, now, log,
@@ -150,11 +169,6 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     intervalMs: config.reconcileIntervalMs,
     creatingAgeMs: 2 * config.upstream.timeoutMs,
   });
-  const streams = createStreamRegistry(
-    config.maxSseConnections,
-    // Without a way to tell clients apart, every stream would count as one client's.
-    options.clientKey ? config.maxSsePerClient : Infinity,
-  );
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({
     now,
@@ -168,7 +182,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     },
   });
   const services: Services = {
-    config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders,
+    config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker,
+    channels: noticeChannels({ onFinal, webhook: config.webhook }),
+    // The bind is not retried (not idempotent at the service): one timeout, plus room.
+    customers: createCustomerBinder({ store, upstream, now, log, leaseMs: config.upstream.timeoutMs + 5_000 }),
+    upstreamReachable: service.reachable,
     redact: createRedactor(configSecrets(config)),
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
@@ -190,7 +208,9 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   registry.use('/api/hooks/*', server);
   registry.use('/api/admin/*', server);
   registry.use('/api/openapi.json', server);
+  registry.use('/metrics', server);
   registry.use('/healthz', pageSecurityHeaders());
+  registry.use('/readyz', pageSecurityHeaders());
   // What another site could make its visitors' browsers send: JSON only, from allowed origins.
   // Not the service's callback, which takes whatever the service sends.
   registry.on('POST', ['/api/bills', '/api/bills/:billId/cancel', '/api/admin/*'], crossSiteGuard({ origins: config.allowedOrigins }));
@@ -208,6 +228,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   registry.route('/api/admin', adminRoutes(services));
   registry.route('/api', openApiRoutes());
   registry.route('/', healthRoutes(services));
+  registry.route('/', metricsRoutes(services));
   const checkout = new Hono();
   checkout.notFound(notFound());
   const guarded = jsonErrors(log);
@@ -224,7 +245,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       await Promise.all([reconciler.stop(), noticeWorker.stop()]);
       await hub.close();
     },
-    refresher, reconciler, noticeWorker, hub, alerts,
+    refresher, reconciler, noticeWorker, hub, alerts, metrics,
   };
   return Object.assign(checkout, parts);
 }

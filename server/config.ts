@@ -15,8 +15,13 @@ export interface StatusCodes {
 
 export interface WebhookConfig {
   url: string;
-  /** `whsec_` + base64 secret, per Standard Webhooks. */
+  /** `whsec_` + base64 secret, per Standard Webhooks: the first of `secrets`. */
   secret: string;
+  /**
+   * Every secret that signs each notice (a rotation: the new one and the old one until the
+   * merchant's receiver has the new one); the `webhook-signature` header carries one signature each.
+   */
+  secrets?: string[];
 }
 
 export interface Config {
@@ -70,6 +75,13 @@ export interface Config {
   trustedProxyHops: number;
   /** How long a merchant notice claimed by a process that died waits before another takes it. */
   noticeLeaseMs: number;
+  /** Bearer token of GET /metrics (METRICS_TOKEN, at least 32 characters); null: /metrics answers 404. */
+  metricsToken: string | null;
+  /**
+   * A second port on HOST that serves only GET /metrics, without a token (METRICS_PORT): an
+   * operator's private port, never to be exposed. Null: none. Used by serveBillCheckout.
+   */
+  metricsPort: number | null;
 }
 
 export { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET };
@@ -78,7 +90,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Secrets a guess must not find: ADMIN_TOKEN and ORDER_TICKET_SECRET. */
+/** Secrets a guess must not find: ADMIN_TOKEN, METRICS_TOKEN and ORDER_TICKET_SECRET. */
 export const MIN_SECRET_LENGTH = 32;
 
 /** `url` without its userinfo (`https://user:pw@host` → `https://host`), for logs and messages; text that is no URL loses anything like userinfo. */
@@ -96,7 +108,7 @@ export function withoutUserinfo(url: string): string {
 
 /** Every secret of the configuration: what logs and error bodies mask. */
 export function configSecrets(config: Config): string[] {
-  const list = [config.upstream.key, config.upstream.secret, config.webhook?.secret, config.adminToken, config.orderTicketSecret];
+  const list = [config.upstream.key, config.upstream.secret, ...(config.webhook?.secrets ?? [config.webhook?.secret]), config.adminToken, config.orderTicketSecret, config.metricsToken];
   return list.filter((s): s is string => typeof s === 'string' && s !== '');
 }
 
@@ -174,9 +186,11 @@ export function loadConfig(env: Env): Config {
   if (pageBase !== 0 && pageBase !== 1) throw new ConfigError(`BILL_PAGE_BASE must be 0 or 1, got ${pageBase}`);
 
   const webhookUrl = url(env, 'MERCHANT_WEBHOOK_URL');
-  const webhookSecret = text(env, 'MERCHANT_WEBHOOK_SECRET');
-  if (webhookUrl && !webhookSecret?.startsWith('whsec_')) {
-    throw new ConfigError('MERCHANT_WEBHOOK_URL needs MERCHANT_WEBHOOK_SECRET, a "whsec_" + base64 secret');
+  // Several secrets (a rotation) are separated by spaces or commas.
+  const webhookSecrets = (text(env, 'MERCHANT_WEBHOOK_SECRET') ?? '').split(/[\s,]+/).filter(Boolean);
+  if (webhookUrl && (webhookSecrets.length === 0 || webhookSecrets.some((w) => !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(w)))) {
+    throw new ConfigError('MERCHANT_WEBHOOK_URL needs MERCHANT_WEBHOOK_SECRET: one or more "whsec_" + base64 secrets, separated by spaces ' +
+      '(the first signs, every one adds a signature: a rotation). Make one with: node -e "console.log(\'whsec_\' + crypto.randomBytes(32).toString(\'base64\'))"');
   }
 
   const cancelBody = text(env, 'BILL_CANCEL_BODY') ?? '{"billId":"{billId}"}';
@@ -191,6 +205,12 @@ export function loadConfig(env: Env): Config {
   const currency = text(env, 'BILL_CURRENCY') ?? null;
   if (currency !== null && !/^[A-Za-z0-9]{1,16}$/.test(currency)) {
     throw new ConfigError(`BILL_CURRENCY must be a currency code such as USD, got "${currency}"`);
+  }
+
+  const metricsToken = secret(env, 'METRICS_TOKEN', 'the Bearer token of /metrics');
+  const metricsPort = text(env, 'METRICS_PORT') === undefined ? null : int(env, 'METRICS_PORT', 0);
+  if (metricsPort !== null && (metricsPort > 65_535 || (metricsPort !== 0 && metricsPort === port))) {
+    throw new ConfigError(`METRICS_PORT must be a port other than PORT (${port}), got ${metricsPort}`);
   }
 
   const host = text(env, 'HOST') ?? null;
@@ -245,12 +265,14 @@ export function loadConfig(env: Env): Config {
     orderTicketsRequired: orderTicketSecret !== null,
     currency,
     production,
-    webhook: webhookUrl && webhookSecret ? { url: webhookUrl, secret: webhookSecret } : null,
+    webhook: webhookUrl ? { url: webhookUrl, secret: webhookSecrets[0]!, secrets: webhookSecrets } : null,
     createRateLimitPerMinute: int(env, 'CREATE_RATE_LIMIT_PER_MINUTE', 30, 1),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 256),
     maxSseConnections: int(env, 'MAX_SSE_CONNECTIONS', 20_000, 1),
     maxSsePerClient: int(env, 'MAX_SSE_PER_CLIENT', 100, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
     noticeLeaseMs: int(env, 'NOTICE_LEASE_MS', 60_000, 1000),
+    metricsToken,
+    metricsPort,
   };
 }

@@ -10,11 +10,13 @@ export interface Alerts {
   counts(): Record<AlertKind, number>;
 }
 
-export function createAlerts(log: Logger): Alerts {
+/** `onRaise`: told of each alert, by kind (metrics). */
+export function createAlerts(log: Logger, onRaise?: (kind: AlertKind) => void): Alerts {
   const counts: Record<AlertKind, number> = { create_answer_mismatch: 0, requery_answer_mismatch: 0 };
   return {
     raise(kind, message, fields) {
       counts[kind]++;
+      onRaise?.(kind);
       log.error(`alert: ${message}`, { alert: kind, ...fields });
     },
     counts: () => ({ ...counts }),

@@ -1,7 +1,11 @@
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { BillCreator } from '../domain/create/create-bill.js';
+import type { CustomerBinder } from '../domain/customers/bind-once.js';
+import type { NoticeWorker } from '../domain/notify/notice-worker.js';
+import type { NoticeChannel } from '../store/types.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Redact } from '../redact.js';
 import type { HeaderStamp } from './middleware/api-headers.js';
 import type { Hub } from '../domain/status/hub.js';
@@ -19,8 +23,16 @@ export interface Services {
   refresher: Refresher;
   hub: Hub;
   creator: BillCreator;
+  /** Merchant notices: the admin's replays run a pass at once. */
+  noticeWorker: Pick<NoticeWorker, 'runOnce' | 'kick'>;
+  /** The notice channels this app delivers on (hook, webhook). */
+  channels: NoticeChannel[];
+  customers: CustomerBinder;
   streams: StreamRegistry;
   log: Logger;
+  metrics: Metrics;
+  /** False while the service is taken as unreachable (its last call failed for a network reason, lately): /readyz. */
+  upstreamReachable: () => boolean;
   /** Masks the configuration's secrets in text a response repeats (the service's messages). */
   redact: Redact;
   now: () => number;

@@ -93,6 +93,64 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         EXECUTE FUNCTION bills_status_version();
     `,
   },
+  {
+    version: 4,
+    name: "the merchant's operations: history, delivery log, replays, endpoint state, bound customers",
+    sql: `
+      ALTER TABLE bills ADD COLUMN final_reason TEXT;
+      ALTER TABLE bills ADD COLUMN final_at BIGINT;
+      UPDATE bills SET final_at = updated_at WHERE is_final;
+
+      ALTER TABLE notices ADD COLUMN state TEXT NOT NULL DEFAULT 'pending'
+        CHECK (state IN ('pending', 'delivered', 'failed'));
+      UPDATE notices SET state = 'delivered' WHERE delivered_at IS NOT NULL;
+      ALTER TABLE notices ADD COLUMN replay_at BIGINT;
+      DROP INDEX notices_due;
+      CREATE INDEX notices_due ON notices (channel, next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX notices_replay ON notices (channel, replay_at) WHERE replay_at IS NOT NULL;
+      CREATE INDEX notices_created ON notices (created_at);
+
+      CREATE TABLE notice_attempts (
+        notice_id TEXT NOT NULL REFERENCES notices (id),
+        number INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        replay BOOLEAN NOT NULL,
+        at BIGINT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        ok BOOLEAN NOT NULL,
+        http_status INTEGER,
+        response TEXT,
+        error TEXT,
+        PRIMARY KEY (notice_id, number)
+      );
+
+      CREATE TABLE bill_events (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        merchant_reference TEXT NOT NULL REFERENCES bills (merchant_reference),
+        at BIGINT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('created', 'create_failed', 'status')),
+        reason TEXT,
+        status INTEGER,
+        status_name TEXT,
+        outcome TEXT
+      );
+      CREATE INDEX bill_events_bill ON bill_events (merchant_reference, id);
+
+      CREATE TABLE webhook_endpoints (
+        url TEXT PRIMARY KEY,
+        disabled_at BIGINT,
+        disabled_reason TEXT
+      );
+
+      CREATE TABLE customers (
+        customer_key TEXT PRIMARY KEY,
+        customer_id TEXT,
+        lease_until BIGINT,
+        bound_at BIGINT
+      );
+      CREATE INDEX customers_bound ON customers (bound_at) WHERE customer_id IS NOT NULL;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

@@ -9,9 +9,11 @@ import type { PoolClient, QueryResultRow } from 'pg';
 import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { migratePostgres } from './postgres-migrations.js';
-import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
-import type { BillRow, NoticeRow } from './sqlite-rows.js';
-import type { ApplyStatusResult, NoticeChannel, Store, StoreEvents, StoredBill } from './types.js';
+import {
+  containsPattern, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
+} from './sqlite-rows.js';
+import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
+import type { ApplyStatusResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill } from './types.js';
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -41,6 +43,7 @@ function billRow(r: QueryResultRow): BillRow {
     date_time: numOrNull(r.date_time),
     status_version: num(r.status_version),
     checked_at: numOrNull(r.checked_at),
+    final_at: numOrNull(r.final_at),
     created_at: num(r.created_at),
     updated_at: num(r.updated_at),
   };
@@ -53,7 +56,24 @@ function noticeRow(r: QueryResultRow): NoticeRow {
     next_attempt_at: num(r.next_attempt_at),
     lease_until: numOrNull(r.lease_until),
     delivered_at: numOrNull(r.delivered_at),
+    replay_at: numOrNull(r.replay_at),
+    created_at: num(r.created_at),
   };
+}
+
+function attemptRow(r: QueryResultRow): NoticeAttemptRow {
+  return {
+    ...(r as NoticeAttemptRow),
+    replay: r.replay === true ? 1 : 0,
+    ok: r.ok === true ? 1 : 0,
+    at: num(r.at),
+    duration_ms: num(r.duration_ms),
+    http_status: numOrNull(r.http_status),
+  };
+}
+
+function customer(r: QueryResultRow) {
+  return toBoundCustomer({ ...(r as CustomerRow & { customer_id: string }), bound_at: num(r.bound_at) });
 }
 
 const toBill = (r: QueryResultRow): StoredBill => toStoredBill(billRow(r));
@@ -193,14 +213,16 @@ export function createPostgresStore(connectionString: string, options: PostgresS
           [created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
             created.expiredOn, at, ref],
         );
+        await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [ref, at]);
         return toBill(rows[0]!);
       });
     },
     async failCreate(ref, at) {
       await tx(async (c) => {
         await mustGet(c, 'merchant_reference', ref, true);
-        await c.query(`UPDATE bills SET create_state = 'failed', updated_at = $1
+        const { rowCount } = await c.query(`UPDATE bills SET create_state = 'failed', updated_at = $1
           WHERE merchant_reference = $2 AND create_state = 'creating'`, [at, ref]);
+        if (rowCount) await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'create_failed')`, [ref, at]);
       });
     },
 
@@ -219,7 +241,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       return rows[0] ? toBill(rows[0]) : null;
     },
 
-    async applyStatus({ billId, record, outcome, checkedAt }, channels, onCommitted) {
+    async applyStatus({ billId, record, outcome, checkedAt, reason = null }, channels, onCommitted) {
       // PostgreSQL's commit is its sync: visible and durable at once.
       const result = await tx(async (c): Promise<ApplyStatusResult> => {
         const stored = await mustGet(c, 'bill_id', billId, true);
@@ -241,11 +263,16 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         }
         const { rows } = await c.query(
           `UPDATE bills SET status = $1, status_name = $2, is_final = $3, outcome = $4, date_time = $5,
-             checked_at = $6, updated_at = $7, duplicate_payment = duplicate_payment OR $9
+             checked_at = $6, updated_at = $7, duplicate_payment = duplicate_payment OR $9,
+             final_reason = $10, final_at = $11
            WHERE bill_id = $8 RETURNING *`,
           [record.status, record.statusName, final, outcome, record.dateTime, checkedAt,
-            changed ? checkedAt : stored.updatedAt, billId, duplicate],
+            changed ? checkedAt : stored.updatedAt, billId, duplicate, final ? reason : null, final ? checkedAt : null],
         );
+        if (changed) {
+          await c.query(`INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
+            VALUES ($1, $2, 'status', $3, $4, $5, $6)`, [stored.merchantReference, checkedAt, reason, record.status, record.statusName, outcome]);
+        }
         if (final) {
           for (const channel of new Set(channels)) {
             await c.query(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
@@ -279,35 +306,162 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     },
 
     async claimNotices(channel: NoticeChannel, at, leaseMs, limit) {
+      // A replay that is due is this claim's business and does not count in `attempts`.
       const { rows } = await pool.query(
-        `UPDATE notices n SET lease_until = $3, attempts = n.attempts + 1
+        `UPDATE notices n SET lease_until = $3,
+           attempts = n.attempts + CASE WHEN n.replay_at IS NOT NULL AND n.replay_at <= $2 THEN 0 ELSE 1 END
          FROM (SELECT bill_id, channel FROM notices
-               WHERE channel = $1 AND delivered_at IS NULL AND next_attempt_at <= $2
-                 AND (lease_until IS NULL OR lease_until <= $2)
-               ORDER BY next_attempt_at, id COLLATE "C" LIMIT $4
+               WHERE channel = $1 AND (lease_until IS NULL OR lease_until <= $2)
+                 AND ((state = 'pending' AND next_attempt_at <= $2) OR (replay_at IS NOT NULL AND replay_at <= $2))
+               ORDER BY LEAST(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id COLLATE "C" LIMIT $4
                FOR UPDATE SKIP LOCKED) due
          WHERE n.bill_id = due.bill_id AND n.channel = due.channel
          RETURNING n.*`,
         [channel, at, at + leaseMs, limit],
       );
       const notices = rows.map((r) => noticeRow(r));
-      notices.sort((a, b) => a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return notices.map(toNotice);
+      const due = (r: NoticeRow) => Math.min(r.next_attempt_at, r.replay_at ?? r.next_attempt_at);
+      notices.sort((a, b) => due(a) - due(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return notices.map((r) => toNotice(r, at));
     },
-    async markNoticeDelivered(id, channel, at) {
-      await pool.query(`UPDATE notices SET delivered_at = COALESCE(delivered_at, $1), lease_until = NULL
-        WHERE id = $2 AND channel = $3`, [at, id, channel]);
-    },
-    async markNoticeFailed(id, channel, nextAttemptAt, error) {
-      await pool.query(`UPDATE notices SET next_attempt_at = $1, last_error = $2, lease_until = NULL
-        WHERE id = $3 AND channel = $4 AND delivered_at IS NULL`,
-      [nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel]);
+    async finishNoticeAttempt(notice, { attempt, nextAttemptAt }) {
+      return tx(async (c) => {
+        // The notice row's lock orders two finishes of one notice (a lease that ran out).
+        await c.query('SELECT 1 FROM notices WHERE id = $1 FOR UPDATE', [notice.id]);
+        const last = await c.query<{ n: string | null }>('SELECT MAX(number) AS n FROM notice_attempts WHERE notice_id = $1', [notice.id]);
+        const { rows } = await c.query(
+          `INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+          [notice.id, Number(last.rows[0]?.n ?? 0) + 1, notice.channel, notice.replay, attempt.at,
+            Math.max(0, Math.round(attempt.durationMs)), attempt.ok, attempt.httpStatus, attempt.response,
+            attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null],
+        );
+        const row = attemptRow(rows[0]!);
+        const replayDone = notice.replay ? ', replay_at = NULL' : '';
+        if (attempt.ok) {
+          await c.query(`UPDATE notices SET state = 'delivered', delivered_at = COALESCE(delivered_at, $1), lease_until = NULL${replayDone}
+            WHERE id = $2`, [attempt.at, notice.id]);
+        } else if (notice.replay) {
+          await c.query('UPDATE notices SET last_error = $1, lease_until = NULL, replay_at = NULL WHERE id = $2', [row.error, notice.id]);
+        } else {
+          await c.query(`UPDATE notices SET lease_until = NULL, last_error = $1,
+              state = CASE WHEN state = 'pending' AND $2::bigint IS NULL THEN 'failed' ELSE state END,
+              next_attempt_at = COALESCE($2::bigint, next_attempt_at)
+            WHERE id = $3`, [row.error, nextAttemptAt, notice.id]);
+        }
+        return toNoticeAttempt(row);
+      });
     },
     async noticesFor(billIds) {
       if (billIds.length === 0) return [];
       const { rows } = await pool.query(`SELECT * FROM notices WHERE bill_id = ANY($1::text[])
         ORDER BY bill_id COLLATE "C", channel COLLATE "C"`, [billIds]);
       return rows.map((r) => toNotice(noticeRow(r)));
+    },
+    async getNotice(id) {
+      const { rows } = await pool.query('SELECT * FROM notices WHERE id = $1', [id]);
+      return rows[0] ? toNotice(noticeRow(rows[0])) : null;
+    },
+    async listNotices(query) {
+      const where: [string, string | number | undefined][] = [
+        ['state = ?', query.state], ['channel = ?', query.channel], ['bill_id = ?', query.billId],
+        ['created_at >= ?', query.from], ['created_at < ?', query.to],
+      ];
+      const given = where.filter((w): w is [string, string | number] => w[1] !== undefined);
+      const args: (string | number)[] = given.map((w) => w[1]);
+      const conditions = given.map((w, i) => w[0].replace('?', `$${i + 1}`));
+      args.push(query.limit);
+      const { rows } = await pool.query(`SELECT * FROM notices ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+        ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${args.length}`, args);
+      return rows.map((r) => toNotice(noticeRow(r)));
+    },
+    async noticeAttempts(ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await pool.query(`SELECT * FROM notice_attempts WHERE notice_id = ANY($1::text[])
+        ORDER BY notice_id COLLATE "C", number`, [ids]);
+      return rows.map((r) => toNoticeAttempt(attemptRow(r)));
+    },
+    async replayNotice(id, at) {
+      const { rows } = await pool.query('UPDATE notices SET replay_at = $1 WHERE id = $2 RETURNING *', [at, id]);
+      return rows[0] ? toNotice(noticeRow(rows[0])) : null;
+    },
+    async replayFailedNotices(channel, from, to, at) {
+      const { rowCount } = await pool.query(`UPDATE notices SET replay_at = $1
+        WHERE channel = $2 AND created_at >= $3 AND created_at < $4 AND state <> 'delivered'
+          AND last_error IS NOT NULL AND replay_at IS NULL`, [at, channel, from, to]);
+      return rowCount ?? 0;
+    },
+    async countNotices() {
+      const { rows } = await pool.query(`SELECT channel, state, COUNT(*) AS count,
+          MIN(CASE WHEN state = 'pending' THEN created_at END) AS oldest_at
+        FROM notices GROUP BY channel, state`);
+      return rows.map((r): NoticeCount => ({
+        channel: r.channel as NoticeChannel, state: r.state as NoticeCount['state'], count: num(r.count), oldestAt: numOrNull(r.oldest_at),
+      }));
+    },
+
+    async webhookEndpoint(url) {
+      const { rows } = await pool.query('SELECT disabled_at, disabled_reason FROM webhook_endpoints WHERE url = $1', [url]);
+      return { url, disabledAt: numOrNull(rows[0]?.disabled_at), disabledReason: (rows[0]?.disabled_reason as string | null | undefined) ?? null };
+    },
+    async disableWebhookEndpoint(url, at, reason) {
+      await pool.query(`INSERT INTO webhook_endpoints (url, disabled_at, disabled_reason) VALUES ($1, $2, $3)
+        ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at, disabled_reason = excluded.disabled_reason`,
+      [url, at, reason.slice(0, MAX_ERROR_LENGTH)]);
+    },
+    async enableWebhookEndpoint(url, at) {
+      return tx(async (c) => {
+        await c.query('UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE url = $1', [url]);
+        const { rowCount } = await c.query(`UPDATE notices SET next_attempt_at = LEAST(next_attempt_at, $1)
+          WHERE channel = 'webhook' AND state = 'pending'`, [at]);
+        return rowCount ?? 0;
+      });
+    },
+
+    async billHistory(ref) {
+      const { rows } = await pool.query('SELECT * FROM bill_events WHERE merchant_reference = $1 ORDER BY id', [ref]);
+      return rows.map((r) => toBillEvent({
+        ...(r as BillEventRow), at: num(r.at), status: numOrNull(r.status),
+      }));
+    },
+    async findBillsByOrder(orderId, match, limit) {
+      const { rows } = match === 'equal'
+        ? await pool.query('SELECT * FROM bills WHERE order_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2', [orderId, limit])
+        : await pool.query(`SELECT * FROM bills WHERE order_id ILIKE $1 ESCAPE '\\' ORDER BY created_at DESC, seq DESC LIMIT $2`,
+          [containsPattern(orderId), limit]);
+      return rows.map(toBill);
+    },
+    async countPending() {
+      const { rows } = await pool.query(`SELECT COUNT(*) AS n FROM bills WHERE create_state = 'created' AND NOT is_final`);
+      return num(rows[0]?.n);
+    },
+
+    async claimCustomerBind(key, at, leaseMs) {
+      // One statement takes a free key or an expired claim; the row lock makes a concurrent claim wait and re-check.
+      const claimed = await pool.query(`INSERT INTO customers (customer_key, lease_until) VALUES ($1, $2)
+        ON CONFLICT (customer_key) DO UPDATE SET lease_until = excluded.lease_until
+          WHERE customers.customer_id IS NULL AND (customers.lease_until IS NULL OR customers.lease_until <= $3)
+        RETURNING customer_key`, [key, at + leaseMs, at]);
+      if (claimed.rowCount) return { kind: 'claimed' };
+      const { rows } = await pool.query('SELECT * FROM customers WHERE customer_key = $1', [key]);
+      const row = rows[0];
+      if (row?.customer_id != null && row.bound_at != null) return { kind: 'bound', customer: customer(row) };
+      return { kind: 'busy' };
+    },
+    async completeCustomerBind(key, customerId, at) {
+      const { rows } = await pool.query(`INSERT INTO customers (customer_key, customer_id, bound_at) VALUES ($1, $2, $3)
+        ON CONFLICT (customer_key) DO UPDATE SET customer_id = COALESCE(customers.customer_id, excluded.customer_id),
+          bound_at = COALESCE(customers.bound_at, excluded.bound_at), lease_until = NULL
+        RETURNING *`, [key, customerId, at]);
+      return customer(rows[0]!);
+    },
+    async releaseCustomerBind(key) {
+      await pool.query('DELETE FROM customers WHERE customer_key = $1 AND customer_id IS NULL', [key]);
+    },
+    async listCustomers(limit, before) {
+      const { rows } = await pool.query(`SELECT * FROM customers WHERE customer_id IS NOT NULL AND bound_at < $1
+        ORDER BY bound_at DESC, customer_key COLLATE "C" LIMIT $2`, [before ?? Number.MAX_SAFE_INTEGER, limit]);
+      return rows.map(customer);
     },
 
     async claimRefresh(billId, at, maxAgeMs, leaseMs) {

@@ -78,6 +78,65 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE bills SET status_version = CASE WHEN is_final = 1 THEN 2 WHEN status IS NOT NULL THEN 1 ELSE 0 END;
     `,
   },
+  {
+    version: 4,
+    name: "the merchant's operations: history, delivery log, replays, endpoint state, bound customers",
+    // Bills final before this step keep final_reason NULL: how they were learned was not recorded.
+    sql: `
+      ALTER TABLE bills ADD COLUMN final_reason TEXT;
+      ALTER TABLE bills ADD COLUMN final_at INTEGER;
+      UPDATE bills SET final_at = updated_at WHERE is_final = 1;
+
+      ALTER TABLE notices ADD COLUMN state TEXT NOT NULL DEFAULT 'pending'
+        CHECK (state IN ('pending', 'delivered', 'failed'));
+      UPDATE notices SET state = 'delivered' WHERE delivered_at IS NOT NULL;
+      ALTER TABLE notices ADD COLUMN replay_at INTEGER;
+      DROP INDEX notices_due;
+      CREATE INDEX notices_due ON notices (channel, next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX notices_replay ON notices (channel, replay_at) WHERE replay_at IS NOT NULL;
+      CREATE INDEX notices_created ON notices (created_at);
+
+      CREATE TABLE notice_attempts (
+        notice_id TEXT NOT NULL REFERENCES notices (id),
+        number INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        replay INTEGER NOT NULL CHECK (replay IN (0, 1)),
+        at INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+        http_status INTEGER,
+        response TEXT,
+        error TEXT,
+        PRIMARY KEY (notice_id, number)
+      ) STRICT;
+
+      CREATE TABLE bill_events (
+        id INTEGER PRIMARY KEY,
+        merchant_reference TEXT NOT NULL REFERENCES bills (merchant_reference),
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('created', 'create_failed', 'status')),
+        reason TEXT,
+        status INTEGER,
+        status_name TEXT,
+        outcome TEXT
+      ) STRICT;
+      CREATE INDEX bill_events_bill ON bill_events (merchant_reference, id);
+
+      CREATE TABLE webhook_endpoints (
+        url TEXT PRIMARY KEY,
+        disabled_at INTEGER,
+        disabled_reason TEXT
+      ) STRICT;
+
+      CREATE TABLE customers (
+        customer_key TEXT PRIMARY KEY,
+        customer_id TEXT,
+        lease_until INTEGER,
+        bound_at INTEGER
+      ) STRICT;
+      CREATE INDEX customers_bound ON customers (bound_at) WHERE customer_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

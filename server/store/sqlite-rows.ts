@@ -1,7 +1,9 @@
 // Rows as SQLite returns them, and their mapping to the store contract's types.
 
 import type { Outcome } from '../../contract/bill-view.js';
-import type { CreateState, Notice, NoticeChannel, StoredBill } from './types.js';
+import type {
+  BillEvent, BoundCustomer, CreateState, Notice, NoticeAttempt, NoticeChannel, NoticeState, RequeryReason, StoredBill,
+} from './types.js';
 
 export interface BillRow {
   merchant_reference: string;
@@ -26,6 +28,8 @@ export interface BillRow {
   date_time: number | null;
   status_version: number;
   checked_at: number | null;
+  final_reason: RequeryReason | null;
+  final_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -34,11 +38,43 @@ export interface NoticeRow {
   id: string;
   channel: NoticeChannel;
   bill_id: string;
+  state: NoticeState;
   attempts: number;
   next_attempt_at: number;
   lease_until: number | null;
   delivered_at: number | null;
   last_error: string | null;
+  replay_at: number | null;
+  created_at: number;
+}
+
+export interface NoticeAttemptRow {
+  notice_id: string;
+  number: number;
+  channel: NoticeChannel;
+  replay: number;
+  at: number;
+  duration_ms: number;
+  ok: number;
+  http_status: number | null;
+  response: string | null;
+  error: string | null;
+}
+
+export interface BillEventRow {
+  at: number;
+  kind: BillEvent['kind'];
+  reason: RequeryReason | null;
+  status: number | null;
+  status_name: string | null;
+  outcome: BillEvent['outcome'];
+}
+
+export interface CustomerRow {
+  customer_key: string;
+  customer_id: string | null;
+  lease_until: number | null;
+  bound_at: number | null;
 }
 
 export function toStoredBill(r: BillRow): StoredBill {
@@ -65,21 +101,56 @@ export function toStoredBill(r: BillRow): StoredBill {
     dateTime: r.date_time,
     statusVersion: r.status_version,
     checkedAt: r.checked_at,
+    finalReason: r.final_reason,
+    finalAt: r.final_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
 }
 
-export function toNotice(r: NoticeRow): Notice {
+/** `claimedAt`: the time of the claim that took it, which makes a due replay this claim's business. */
+export function toNotice(r: NoticeRow, claimedAt?: number): Notice {
   return {
     id: r.id,
     channel: r.channel,
     billId: r.bill_id,
+    state: r.state,
     attempts: r.attempts,
     nextAttemptAt: r.next_attempt_at,
     deliveredAt: r.delivered_at,
     lastError: r.last_error,
+    replayAt: r.replay_at,
+    replay: claimedAt !== undefined && r.replay_at !== null && r.replay_at <= claimedAt,
+    createdAt: r.created_at,
   };
+}
+
+export function toNoticeAttempt(r: NoticeAttemptRow): NoticeAttempt {
+  return {
+    noticeId: r.notice_id,
+    channel: r.channel,
+    number: r.number,
+    replay: r.replay === 1,
+    at: r.at,
+    durationMs: r.duration_ms,
+    ok: r.ok === 1,
+    httpStatus: r.http_status,
+    response: r.response,
+    error: r.error,
+  };
+}
+
+export function toBillEvent(r: BillEventRow): BillEvent {
+  return { at: r.at, kind: r.kind, reason: r.reason, status: r.status, statusName: r.status_name, outcome: r.outcome };
+}
+
+export function toBoundCustomer(r: CustomerRow & { customer_id: string; bound_at: number }): BoundCustomer {
+  return { customerKey: r.customer_key, customerId: r.customer_id, boundAt: r.bound_at };
+}
+
+/** A LIKE pattern that finds `text` anywhere, its own `%`, `_` and `\` taken literally (ESCAPE '\'). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The notice id: the Standard Webhooks `webhook-id`, the same on every retry of one notice. */

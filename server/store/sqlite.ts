@@ -11,12 +11,15 @@ import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
-import { noticeId, toNotice, toStoredBill } from './sqlite-rows.js';
-import type { BillRow, NoticeRow } from './sqlite-rows.js';
+import {
+  containsPattern, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
+} from './sqlite-rows.js';
+import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type {
-  ApplyStatusInput, ApplyStatusResult, InsertResult, NewBill, NoticeChannel, Store, StoredBill,
+  ApplyStatusInput, ApplyStatusResult, CustomerClaim, InsertResult, NewBill, Notice, NoticeAttempt, NoticeAttemptResult,
+  NoticeChannel, NoticeCount, NoticeQuery, Store, StoredBill,
 } from './types.js';
 
 export interface SqliteStoreOptions {
@@ -122,11 +125,13 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
       created.expiredOn, at, ref,
     );
+    q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(ref, at);
     return mustGet('merchant_reference', ref);
   });
 
   const applyTx = db.transaction((input: ApplyStatusInput, channels: NoticeChannel[]): ApplyStatusResult => {
     const { billId, record, outcome, checkedAt } = input;
+    const reason = input.reason ?? null;
     const stored = mustGet('bill_id', billId);
     if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
 
@@ -141,12 +146,18 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     // What PostgreSQL's trigger does (postgres-migrations.ts): one up per change a BillView shows.
     const statusVersion = stored.statusVersion +
       (changed || stored.statusName !== record.statusName || stored.dateTime !== record.dateTime ? 1 : 0);
+    const finalReason = final ? reason : null;
+    const finalAt = final ? checkedAt : null;
     q(`UPDATE bills SET status = ?, status_name = ?, is_final = ?, outcome = ?, date_time = ?,
-         status_version = ?, checked_at = ?, updated_at = ?
+         status_version = ?, checked_at = ?, updated_at = ?, final_reason = ?, final_at = ?
        WHERE bill_id = ?`).run(
       record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, statusVersion, checkedAt,
-      changed ? checkedAt : stored.updatedAt, billId,
+      changed ? checkedAt : stored.updatedAt, finalReason, finalAt, billId,
     );
+    if (changed) {
+      q(`INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
+         VALUES (?, ?, 'status', ?, ?, ?, ?)`).run(stored.merchantReference, checkedAt, reason, record.status, record.statusName, outcome);
+    }
     // The first payment of an order is the payment; any later one is a duplicate to refund.
     const duplicate = outcome === 'paid' && stored.orderId !== null &&
       q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined;
@@ -162,7 +173,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     const bill: StoredBill = {
       ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
       dateTime: record.dateTime, statusVersion, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
-      duplicatePayment: stored.duplicatePayment || duplicate,
+      duplicatePayment: stored.duplicatePayment || duplicate, finalReason, finalAt,
     };
     return { bill, changed, becameFinal: final };
   });
@@ -208,12 +219,59 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
 
   const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
     const rows = q(`SELECT * FROM notices
-      WHERE channel = ? AND delivered_at IS NULL AND next_attempt_at <= ?
-        AND (lease_until IS NULL OR lease_until <= ?)
-      ORDER BY next_attempt_at, id LIMIT ?`).all(channel, at, at, limit) as NoticeRow[];
-    const lease = q('UPDATE notices SET lease_until = ?, attempts = attempts + 1 WHERE bill_id = ? AND channel = ?');
-    for (const r of rows) lease.run(at + leaseMs, r.bill_id, r.channel);
-    return rows.map((r) => toNotice({ ...r, attempts: r.attempts + 1, lease_until: at + leaseMs }));
+      WHERE channel = ? AND (lease_until IS NULL OR lease_until <= ?)
+        AND ((state = 'pending' AND next_attempt_at <= ?) OR (replay_at IS NOT NULL AND replay_at <= ?))
+      ORDER BY MIN(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id LIMIT ?`).all(channel, at, at, at, limit) as NoticeRow[];
+    const lease = q('UPDATE notices SET lease_until = ?, attempts = attempts + ? WHERE id = ?');
+    return rows.map((r) => {
+      const claimed = toNotice(r, at);
+      const counted = claimed.replay ? 0 : 1;
+      lease.run(at + leaseMs, counted, r.id);
+      return { ...claimed, attempts: r.attempts + counted };
+    });
+  });
+
+  const finishTx = db.transaction((notice: Pick<Notice, 'id' | 'channel' | 'replay'>, result: NoticeAttemptResult): NoticeAttempt => {
+    const { attempt } = result;
+    const last = q('SELECT MAX(number) AS n FROM notice_attempts WHERE notice_id = ?').get(notice.id) as { n: number | null };
+    const row: NoticeAttemptRow = {
+      notice_id: notice.id, number: (last.n ?? 0) + 1, channel: notice.channel, replay: notice.replay ? 1 : 0,
+      at: attempt.at, duration_ms: Math.max(0, Math.round(attempt.durationMs)), ok: attempt.ok ? 1 : 0,
+      http_status: attempt.httpStatus, response: attempt.response, error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
+    };
+    q(`INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
+       VALUES (@notice_id, @number, @channel, @replay, @at, @duration_ms, @ok, @http_status, @response, @error)`).run(row);
+    const replayDone = notice.replay ? ', replay_at = NULL' : '';
+    if (attempt.ok) {
+      q(`UPDATE notices SET state = 'delivered', delivered_at = COALESCE(delivered_at, ?), lease_until = NULL${replayDone}
+         WHERE id = ?`).run(attempt.at, notice.id);
+    } else if (notice.replay) {
+      q(`UPDATE notices SET last_error = ?, lease_until = NULL, replay_at = NULL WHERE id = ?`).run(row.error, notice.id);
+    } else {
+      q(`UPDATE notices SET lease_until = NULL, last_error = ?,
+           state = CASE WHEN state = 'pending' AND ? IS NULL THEN 'failed' ELSE state END,
+           next_attempt_at = COALESCE(?, next_attempt_at)
+         WHERE id = ?`).run(row.error, result.nextAttemptAt, result.nextAttemptAt, notice.id);
+    }
+    return toNoticeAttempt(row);
+  });
+
+  const noticeWhere = (query: NoticeQuery): { sql: string; args: (string | number)[] } => {
+    const where: [string, string | number | undefined][] = [
+      ['state = ?', query.state], ['channel = ?', query.channel], ['bill_id = ?', query.billId],
+      ['created_at >= ?', query.from], ['created_at < ?', query.to],
+    ];
+    const given = where.filter((w): w is [string, string | number] => w[1] !== undefined);
+    return { sql: given.length ? `WHERE ${given.map((w) => w[0]).join(' AND ')}` : '', args: given.map((w) => w[1]) };
+  };
+
+  const customerTx = db.transaction((key: string, at: number, leaseMs: number): CustomerClaim => {
+    const row = q('SELECT * FROM customers WHERE customer_key = ?').get(key) as CustomerRow | undefined;
+    if (row?.customer_id != null && row.bound_at !== null) return { kind: 'bound', customer: toBoundCustomer({ ...row, customer_id: row.customer_id, bound_at: row.bound_at }) };
+    if (row?.lease_until != null && row.lease_until > at) return { kind: 'busy' };
+    q(`INSERT INTO customers (customer_key, lease_until) VALUES (?, ?)
+       ON CONFLICT (customer_key) DO UPDATE SET lease_until = excluded.lease_until`).run(key, at + leaseMs);
+    return { kind: 'claimed' };
   });
 
   // SQLite serves one process (its hub is in-process too), so requery claims and exclusive work
@@ -247,8 +305,9 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       // Only a create still in flight can fail: a created bill stays what the service said.
       return writing(() => db.transaction(() => {
         mustGet('merchant_reference', merchantReference);
-        q(`UPDATE bills SET create_state = 'failed', updated_at = ?
+        const { changes } = q(`UPDATE bills SET create_state = 'failed', updated_at = ?
            WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
+        if (changes > 0) q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'create_failed')`).run(merchantReference, at);
       }).immediate());
     },
 
@@ -299,24 +358,103 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     claimNotices(channel, at, leaseMs, limit) {
       return writing(() => claimTx.immediate(channel, at, leaseMs, limit));
     },
-    markNoticeDelivered(id, channel, at) {
-      return writing(() => {
-        q(`UPDATE notices SET delivered_at = COALESCE(delivered_at, ?), lease_until = NULL
-           WHERE id = ? AND channel = ?`).run(at, id, channel);
-      });
-    },
-    markNoticeFailed(id, channel, nextAttemptAt, error) {
-      return writing(() => {
-        q(`UPDATE notices SET next_attempt_at = ?, last_error = ?, lease_until = NULL
-           WHERE id = ? AND channel = ? AND delivered_at IS NULL`)
-          .run(nextAttemptAt, error.slice(0, MAX_ERROR_LENGTH), id, channel);
-      });
+    finishNoticeAttempt(notice, result) {
+      return writing(() => finishTx.immediate(notice, result));
     },
     async noticesFor(billIds) {
       if (billIds.length === 0) return [];
       const rows = q(`SELECT * FROM notices WHERE bill_id IN (SELECT value FROM json_each(?))
         ORDER BY bill_id, channel`).all(JSON.stringify(billIds)) as NoticeRow[];
-      return rows.map(toNotice);
+      return rows.map((r) => toNotice(r));
+    },
+    async getNotice(id) {
+      const row = q('SELECT * FROM notices WHERE id = ?').get(id) as NoticeRow | undefined;
+      return row ? toNotice(row) : null;
+    },
+    async listNotices(query) {
+      const { sql, args } = noticeWhere(query);
+      const rows = q(`SELECT * FROM notices ${sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, query.limit) as NoticeRow[];
+      return rows.map((r) => toNotice(r));
+    },
+    async noticeAttempts(ids) {
+      if (ids.length === 0) return [];
+      const rows = q(`SELECT * FROM notice_attempts WHERE notice_id IN (SELECT value FROM json_each(?))
+        ORDER BY notice_id, number`).all(JSON.stringify(ids)) as NoticeAttemptRow[];
+      return rows.map(toNoticeAttempt);
+    },
+    replayNotice(id, at) {
+      return writing(() => {
+        const row = q('UPDATE notices SET replay_at = ? WHERE id = ? RETURNING *').get(at, id) as NoticeRow | undefined;
+        return row ? toNotice(row) : null;
+      });
+    },
+    replayFailedNotices(channel, from, to, at) {
+      return writing(() => q(`UPDATE notices SET replay_at = ?
+        WHERE channel = ? AND created_at >= ? AND created_at < ? AND state <> 'delivered'
+          AND last_error IS NOT NULL AND replay_at IS NULL`).run(at, channel, from, to).changes);
+    },
+    async countNotices() {
+      const rows = q(`SELECT channel, state, COUNT(*) AS count, MIN(CASE WHEN state = 'pending' THEN created_at END) AS oldest_at
+        FROM notices GROUP BY channel, state`).all() as { channel: NoticeChannel; state: NoticeCount['state']; count: number; oldest_at: number | null }[];
+      return rows.map((r) => ({ channel: r.channel, state: r.state, count: r.count, oldestAt: r.oldest_at }));
+    },
+
+    async webhookEndpoint(url) {
+      const row = q('SELECT disabled_at, disabled_reason FROM webhook_endpoints WHERE url = ?').get(url) as
+        { disabled_at: number | null; disabled_reason: string | null } | undefined;
+      return { url, disabledAt: row?.disabled_at ?? null, disabledReason: row?.disabled_reason ?? null };
+    },
+    disableWebhookEndpoint(url, at, reason) {
+      return writing(() => {
+        q(`INSERT INTO webhook_endpoints (url, disabled_at, disabled_reason) VALUES (?, ?, ?)
+           ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at, disabled_reason = excluded.disabled_reason`)
+          .run(url, at, reason.slice(0, MAX_ERROR_LENGTH));
+      });
+    },
+    enableWebhookEndpoint(url, at) {
+      return writing(() => db.transaction(() => {
+        q('UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE url = ?').run(url);
+        return q(`UPDATE notices SET next_attempt_at = MIN(next_attempt_at, ?) WHERE channel = 'webhook' AND state = 'pending'`)
+          .run(at).changes;
+      }).immediate());
+    },
+
+    async billHistory(merchantReference) {
+      const rows = q('SELECT * FROM bill_events WHERE merchant_reference = ? ORDER BY id').all(merchantReference) as BillEventRow[];
+      return rows.map(toBillEvent);
+    },
+    async findBillsByOrder(orderId, match, limit) {
+      const rows = (match === 'equal'
+        ? q('SELECT * FROM bills WHERE order_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(orderId, limit)
+        : q(`SELECT * FROM bills WHERE order_id LIKE ? ESCAPE '\\' ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+          .all(containsPattern(orderId), limit)) as BillRow[];
+      return rows.map(toStoredBill);
+    },
+    async countPending() {
+      return (q(`SELECT COUNT(*) AS n FROM bills WHERE create_state = 'created' AND is_final = 0`).get() as { n: number }).n;
+    },
+
+    claimCustomerBind(key, at, leaseMs) {
+      return writing(() => customerTx.immediate(key, at, leaseMs));
+    },
+    completeCustomerBind(key, customerId, at) {
+      return writing(() => {
+        const row = q(`INSERT INTO customers (customer_key, customer_id, bound_at) VALUES (?, ?, ?)
+          ON CONFLICT (customer_key) DO UPDATE SET customer_id = COALESCE(customers.customer_id, excluded.customer_id),
+            bound_at = COALESCE(customers.bound_at, excluded.bound_at), lease_until = NULL
+          RETURNING *`).get(key, customerId, at) as CustomerRow & { customer_id: string; bound_at: number };
+        return toBoundCustomer(row);
+      });
+    },
+    releaseCustomerBind(key) {
+      return writing(() => {
+        q('DELETE FROM customers WHERE customer_key = ? AND customer_id IS NULL').run(key);
+      });
+    },
+    async listCustomers(limit, before) {
+      const rows = q(`SELECT * FROM customers WHERE customer_id IS NOT NULL AND bound_at < ?
+        ORDER BY bound_at DESC, customer_key LIMIT ?`).all(before ?? Number.MAX_SAFE_INTEGER, limit) as (CustomerRow & { customer_id: string; bound_at: number })[];
+      return rows.map(toBoundCustomer);
     },
 
     async claimRefresh(billId, at, maxAgeMs, leaseMs) {

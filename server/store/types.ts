@@ -2,8 +2,12 @@
 // the same contract tests: every method is async and every multi-step change is one transaction
 // inside the store. Storage knows nothing of HTTP.
 
+import type { NoticeAttemptView, NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
 import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../upstream/types.js';
+
+// The admin routes show these as they are (contract/admin.ts).
+export type { NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
 
 /** Where a bill is in our own create flow (not the service's status). */
 export type CreateState = 'creating' | 'created' | 'failed';
@@ -46,6 +50,10 @@ export interface StoredBill {
   statusVersion: number;
   /** Local clock, ms: when the stored status was last confirmed by a requery (null: never). */
   checkedAt: number | null;
+  /** How the final status was learned (the reason of the requery that brought it); null while pending. */
+  finalReason: RequeryReason | null;
+  /** Local clock, ms: when the bill became final here; null while pending. */
+  finalAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -73,6 +81,8 @@ export interface ApplyStatusInput {
   outcome: Outcome;
   /** Local clock, ms. */
   checkedAt: number;
+  /** Why the service was asked: kept with the status when it changes (the bill's history); absent: not recorded. */
+  reason?: RequeryReason;
 }
 
 export interface ApplyStatusResult {
@@ -83,18 +93,90 @@ export interface ApplyStatusResult {
   becameFinal: boolean;
 }
 
-export type NoticeChannel = 'hook' | 'webhook';
 
 /** A merchant notice in the outbox: one per final bill and channel. */
 export interface Notice {
-  /** Stable across retries and restarts: the Standard Webhooks `webhook-id`. */
+  /** Stable across retries, replays and restarts: the Standard Webhooks `webhook-id`. */
   id: string;
   channel: NoticeChannel;
   billId: string;
+  state: NoticeState;
+  /** Scheduled attempts made or under way (replays not counted). */
   attempts: number;
   nextAttemptAt: number;
   deliveredAt: number | null;
   lastError: string | null;
+  /** A replay the admin asked for, due at this time; null: none. */
+  replayAt: number | null;
+  /** Set by claimNotices: this claim is a replay (outside the retry schedule). */
+  replay: boolean;
+  /** When the bill became final and the notice was queued. */
+  createdAt: number;
+}
+
+/** One try to deliver a notice, as the delivery log shows it, and whose it is. */
+export interface NoticeAttempt extends NoticeAttemptView {
+  noticeId: string;
+  channel: NoticeChannel;
+}
+
+/** What finishNoticeAttempt records: the attempt and what happens to the notice next. */
+export interface NoticeAttemptResult {
+  attempt: Omit<NoticeAttempt, 'noticeId' | 'channel' | 'number'>;
+  /** When a failed notice is tried next; null: the schedule ran out (state `failed`). Ignored when ok, or for a replay. */
+  nextAttemptAt: number | null;
+}
+
+export interface NoticeQuery {
+  state?: NoticeState;
+  channel?: NoticeChannel;
+  billId?: string;
+  /** createdAt at or after (ms). */
+  from?: number;
+  /** createdAt before (ms). */
+  to?: number;
+  limit: number;
+}
+
+/** One step of a bill's history in the BFF. */
+export interface BillEvent {
+  at: number;
+  /** `created`: the service answered the create; `create_failed`: it refused it; `status`: a requery changed the status. */
+  kind: 'created' | 'create_failed' | 'status';
+  reason: RequeryReason | null;
+  status: number | null;
+  statusName: string | null;
+  outcome: Outcome | null;
+}
+
+/** The merchant's webhook endpoint as the store keeps it: disabled after a 410 until re-enabled. */
+export interface WebhookEndpointState {
+  url: string;
+  disabledAt: number | null;
+  disabledReason: string | null;
+}
+
+/** A customer bound at the service once, under the merchant's own key. */
+export interface BoundCustomer {
+  customerKey: string;
+  customerId: string;
+  boundAt: number;
+}
+
+export type CustomerClaim =
+  | { kind: 'bound'; customer: BoundCustomer }
+  /** This caller binds it now: completeCustomerBind or releaseCustomerBind follows. */
+  | { kind: 'claimed' }
+  /** Another caller is binding it (its lease has not run out). */
+  | { kind: 'busy' };
+
+/** Counts for the metrics. */
+export interface NoticeCount {
+  channel: NoticeChannel;
+  state: NoticeState;
+  count: number;
+  /** createdAt of the oldest notice in this state, for pending ones; null otherwise. */
+  oldestAt: number | null;
 }
 
 /** Messages between the processes that share one store (PostgreSQL LISTEN/NOTIFY). */
@@ -156,14 +238,56 @@ export interface Store {
   listCreating(createdBefore: number, limit: number): Promise<StoredBill[]>;
 
   /**
-   * Takes up to `limit` undelivered notices of `channel` due at `now`, leasing each until
-   * `now + leaseMs` so that no other worker takes it meanwhile.
+   * Takes up to `limit` notices of `channel` due at `now` (pending and due, or a replay due),
+   * leasing each until `now + leaseMs` so that no other worker takes it meanwhile. A scheduled
+   * claim counts in `attempts`; a replay does not (`replay: true`).
    */
   claimNotices(channel: NoticeChannel, now: number, leaseMs: number, limit: number): Promise<Notice[]>;
-  markNoticeDelivered(id: string, channel: NoticeChannel, now: number): Promise<void>;
-  markNoticeFailed(id: string, channel: NoticeChannel, nextAttemptAt: number, error: string): Promise<void>;
+  /**
+   * Records one attempt of a claimed notice in its delivery log and, in the same transaction, what
+   * follows: ok → delivered; a failed scheduled attempt → pending at `nextAttemptAt`, or failed
+   * when that is null; a failed replay leaves the schedule as it was. Clears the lease and the replay.
+   */
+  finishNoticeAttempt(notice: Pick<Notice, 'id' | 'channel' | 'replay'>, result: NoticeAttemptResult): Promise<NoticeAttempt>;
   /** Notices of these bills, for the admin page. */
   noticesFor(billIds: string[]): Promise<Notice[]>;
+  getNotice(id: string): Promise<Notice | null>;
+  /** Notices matching `query`, newest first. */
+  listNotices(query: NoticeQuery): Promise<Notice[]>;
+  /** The delivery log of these notices, oldest attempt first. */
+  noticeAttempts(noticeIds: string[]): Promise<NoticeAttempt[]>;
+  /** Asks for one more delivery of the notice at `now` (same webhook-id). Null: no such notice. */
+  replayNotice(id: string, now: number): Promise<Notice | null>;
+  /** Replays every notice of `channel` created in [from, to) that is not delivered and has failed at least once; the count. */
+  replayFailedNotices(channel: NoticeChannel, from: number, to: number, now: number): Promise<number>;
+  /** Notices by channel and state, for the metrics. */
+  countNotices(): Promise<NoticeCount[]>;
+
+  /** The endpoint's state; an endpoint never disabled answers disabledAt null. */
+  webhookEndpoint(url: string): Promise<WebhookEndpointState>;
+  /** Stops deliveries to `url` (it answered 410 Gone) until enableWebhookEndpoint. */
+  disableWebhookEndpoint(url: string, now: number, reason: string): Promise<void>;
+  /** Delivers to `url` again: pending webhook notices become due at `now`. Resolves to how many. */
+  enableWebhookEndpoint(url: string, now: number): Promise<number>;
+
+  /** The steps of a bill's history, oldest first. */
+  billHistory(merchantReference: string): Promise<BillEvent[]>;
+  /** Bills of orders whose id equals (or, `like`, contains) `orderId`, newest first. */
+  findBillsByOrder(orderId: string, match: 'equal' | 'like', limit: number): Promise<StoredBill[]>;
+  /** Created bills that are not final yet (metrics). */
+  countPending(): Promise<number>;
+
+  /**
+   * Binds a customer once: its stored id when `customerKey` is bound; else a claim (leased until
+   * `now + leaseMs`) for this caller to bind it, unless another holds one.
+   */
+  claimCustomerBind(customerKey: string, now: number, leaseMs: number): Promise<CustomerClaim>;
+  /** Stores the service's id for a claimed key. A key already bound keeps its id, which is answered. */
+  completeCustomerBind(customerKey: string, customerId: string, now: number): Promise<BoundCustomer>;
+  /** Gives a claim back (the bind failed). */
+  releaseCustomerBind(customerKey: string): Promise<void>;
+  /** Bound customers, newest first; `before`: boundAt below this. */
+  listCustomers(limit: number, before?: number): Promise<BoundCustomer[]>;
 
   /**
    * Takes the right to requery a bill, for every process sharing the store: true when the bill

@@ -1,6 +1,8 @@
 // The bill payment service's interface as the spec describes it (sections 2 and 4), and what the
 // client needs to reach it. Amounts are exact decimal text here, whatever JSON type the service used.
 
+import type { ServiceBillRecord } from '../../contract/admin.js';
+
 export interface OperationShape {
   /** HTTP method, upper case. */
   method: string;
@@ -38,19 +40,8 @@ export interface CreatedBill {
   expiredOn: number;
 }
 
-/** Section 2.3: the status record of requery, list and callback. */
-export interface StatusRecord {
-  billId: string;
-  merchantReference: string;
-  requestReference: string | null;
-  paymentReference: string | null;
-  billAmount: string;
-  currency: string;
-  status: number;
-  statusName: string;
-  isFinal: boolean;
-  dateTime: number;
-}
+/** Section 2.3: the status record of requery, list and callback (the admin list shows it as it is). */
+export type StatusRecord = ServiceBillRecord;
 
 /** Section 4.1 request. `amount` is decimal text; it is sent as a JSON number with the same digits. */
 export interface CreateBillInput {

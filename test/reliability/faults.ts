@@ -5,7 +5,7 @@
 import type { TestContext } from 'node:test';
 import type { BillView, CreatedBillView, Outcome } from '../../contract/bill-view.js';
 import { outcomeOf } from '../../server/domain/status/outcome.js';
-import { startHarness, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
+import { startHarness, TEST_ADMIN_TOKEN, TEST_KEY, TEST_SECRET } from '../server/support/harness.js';
 import { seeded } from '../sandbox/support/harness.js';
 import { eachLimited, within } from './support/figures.js';
 import { noticeProblems, startMerchant, WEBHOOK_SECRET } from './support/merchant.js';
@@ -33,6 +33,10 @@ export interface FaultFigures {
   wrongViews: string[];
   watcherErrors: string[];
   leaks: string[];
+  /** Notices replayed from the admin after the run: each must reach the merchant once more, with its webhook-id. */
+  replays: number;
+  /** Replayed bills whose replay did not arrive exactly once with the same id, and bills delivered again unasked. */
+  replayProblems: string[];
 }
 
 export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Promise<FaultFigures> {
@@ -44,6 +48,7 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
   let requeryHangs = 0;
   const h = await startHarness(t, {
     env: {
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       MERCHANT_WEBHOOK_URL: merchant.url,
       MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
       CREATE_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -164,6 +169,23 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
   const hookProblems = noticeProblems(finals, hookDeliveries, 'onFinal');
   const webhookProblems = noticeProblems(finals, merchant.deliveries, 'webhook');
 
+  // Replays are the merchant's to ask for and are counted apart: the same webhook-id once more, nothing else.
+  const before = new Map([...merchant.deliveries].map(([billId, ids]) => [billId, [...ids]]));
+  const replayed = finals.slice(0, 10);
+  for (const billId of replayed) {
+    const res = await h.request(`/api/admin/notices/msg_${encodeURIComponent(billId)}/replay`, {
+      method: 'POST', headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+    });
+    if (res.status !== 200) throw new Error(`replay of ${billId} answered ${res.status}: ${await res.text()}`);
+  }
+  const replayProblems: string[] = [];
+  for (const [billId, ids] of merchant.deliveries) {
+    const had = before.get(billId) ?? [];
+    const added = ids.slice(had.length);
+    const wanted = replayed.includes(billId) ? had.slice(0, 1) : [];
+    if (JSON.stringify(added) !== JSON.stringify(wanted)) replayProblems.push(`${billId}: replays ${JSON.stringify(added)}, expected ${JSON.stringify(wanted)}`);
+  }
+
   const firstAttempts = new Map<string, number>();
   for (const a of stats.callbacks) if (a.attempt === 1) firstAttempts.set(a.billId, (firstAttempts.get(a.billId) ?? 0) + 1);
   const leaks = findLeaks([...recorder.texts(), ...h.logs, ...h.bodies], [TEST_KEY, TEST_SECRET, WEBHOOK_SECRET])
@@ -187,5 +209,7 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
     wrongViews: [...wrong, ...stuck],
     watcherErrors: [...watchers.flatMap((w) => w.errors), ...cancelErrors],
     leaks,
+    replays: replayed.length,
+    replayProblems,
   };
 }

@@ -17,8 +17,8 @@ const counts = <T extends object>(f: T) =>
 test('faults: 1,000 bills under requery and callback faults', async (t) => {
   const f = await runFaultScenario(t, { bills: size('BILLS', 1000), seed: size('SEED', 1) });
   printFigures('soak-faults', counts(f));
-  assert.deepEqual([f.wrongOutcomes, f.noticesLost, f.noticesDuplicated, f.wrongViews, f.watcherErrors, f.leaks].map((x) => x.slice(0, 5)),
-    [[], [], [], [], [], []]);
+  assert.deepEqual([f.wrongOutcomes, f.noticesLost, f.noticesDuplicated, f.wrongViews, f.watcherErrors, f.leaks, f.replayProblems].map((x) => x.slice(0, 5)),
+    [[], [], [], [], [], [], []]);
 });
 
 test('crashes: SIGKILL at random moments during a faulty run', async (t) => {

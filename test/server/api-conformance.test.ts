@@ -14,10 +14,12 @@ import { openApiChecker } from './support/openapi-check.js';
 import type { OpenApiDocument } from './support/openapi-check.js';
 import { startPrism, violationsOf } from './support/prism.js';
 import { readSse } from './support/sse.js';
+import { serveOn } from './support/servers.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const ADMIN = { ...JSON_TYPE, Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const CLIENT = 'x-test-client';
+const METRICS_TOKEN = 'test-metrics-token-6c1f0e9a2b4d8f3e';
 
 /** What the run must have seen through the proxy (the 303 in process: Prism follows redirects). */
 const EXPECTED: Record<string, number[]> = {
@@ -32,6 +34,15 @@ const EXPECTED: Record<string, number[]> = {
   customerReturn: [200, 303, 404, 500],
   getOpenApi: [200],
   health: [200, 503],
+  ready: [200, 503],
+  metrics: [200, 401, 404],
+  adminBill: [200, 404],
+  listNotices: [200, 400],
+  replayNotice: [200, 404],
+  replayFailedNotices: [200, 400],
+  webhookEndpoint: [200],
+  enableWebhookEndpoint: [200],
+  listCustomers: [200],
 };
 
 /** The store, with switches that make it fail as a real one can. */
@@ -51,8 +62,13 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   const checker = openApiChecker(document as unknown as OpenApiDocument);
   const down = { ping: false, reads: false, service: false };
   const orders: Record<string, { amount: string; currency?: string }> = { 'order-7': { amount: '7.00' }, 'order-eur': { amount: '10', currency: 'EUR' } };
+  // The merchant's webhook endpoint, for the notice routes.
+  const merchant = await serveOn(() => new Response('ok'));
+  t.after(() => merchant.close());
   const h = await startHarness(t, {
     env: {
+      MERCHANT_WEBHOOK_URL: `${merchant.url}/webhooks`,
+      MERCHANT_WEBHOOK_SECRET: `whsec_${Buffer.from('a conformance webhook secret, 32').toString('base64')}`,
       ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       ORDER_TICKET_SECRET: TEST_TICKET_SECRET,
       ALLOWED_ORIGINS: 'https://shop.example',
@@ -60,6 +76,7 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
       CREATE_RATE_LIMIT_PER_MINUTE: '2',
       MAX_SSE_CONNECTIONS: '2',
       MAX_SSE_PER_CLIENT: '1',
+      METRICS_TOKEN,
     },
     hooks: { resolveOrder: async (orderId) => orders[orderId] ?? null },
     // Clients told apart by a header: each create below is its own client unless it tests the limit.
@@ -109,7 +126,14 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   await call(200, '/healthz');
   down.ping = true;
   await call(503, '/healthz', { code: 'store_unavailable' });
+  await call(503, '/readyz', { code: 'store_unavailable' });
   down.ping = false;
+  await call(200, '/readyz');
+  const metrics = await call(200, '/metrics', { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.match(metrics.res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  // A wrong token: without one, Prism answers the 401 itself.
+  await call(401, '/metrics', { headers: { Authorization: `Bearer ${'x'.repeat(40)}` }, code: 'unauthorized' });
+  await call(404, '/metrics', { base: prismOff.url, headers: { Authorization: `Bearer ${METRICS_TOKEN}` }, code: 'not_found' });
 
   // Create: every refusal, the idempotent and the one-payment answers.
   const bill = await create({ amount: '5' });
@@ -199,6 +223,21 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   await call(409, adminCancel, { method: 'POST', headers: ADMIN, body: '{}', code: 'not_cancellable' });
   await call(404, '/api/admin/bills/B-no-such-bill/cancel', { method: 'POST', headers: ADMIN, body: '{}', code: 'not_found' });
   await call(401, adminCancel, { method: 'POST', headers: { ...JSON_TYPE, ...wrongAdmin }, body: '{}', code: 'unauthorized' });
+  // A bill's history and notices, replays, the webhook endpoint, bound customers.
+  const getAdmin = { headers: { Authorization: ADMIN.Authorization } };
+  await call(200, `/api/admin/bills/${pending.billId}`, getAdmin);
+  await call(404, '/api/admin/bills/B-no-such-bill', { ...getAdmin, code: 'not_found' });
+  await h.app.noticeWorker.runOnce();
+  await call(200, `/api/admin/notices?state=delivered&from=${new Date(0).toISOString()}&limit=10`, getAdmin);
+  await call(400, '/api/admin/notices?from=soon', { ...getAdmin, code: 'invalid_request' });
+  await call(200, `/api/admin/notices/msg_${pending.billId}/replay`, { method: 'POST', headers: ADMIN, body: '{}' });
+  await call(404, '/api/admin/notices/msg_none/replay', { method: 'POST', headers: ADMIN, body: '{}', code: 'not_found' });
+  await call(200, '/api/admin/notices/replay?from=0', { method: 'POST', headers: ADMIN, body: '{}' });
+  await call(400, '/api/admin/notices/replay', { method: 'POST', headers: ADMIN, body: '{}', code: 'invalid_request' });
+  await call(200, '/api/admin/webhook', getAdmin);
+  await call(200, '/api/admin/webhook/enable', { method: 'POST', headers: ADMIN, body: '{}' });
+  await call(200, '/api/admin/customers', { method: 'POST', headers: ADMIN, body: JSON.stringify({ ...customer, customerKey: 'ada' }) });
+  await call(200, '/api/admin/customers?limit=5', getAdmin);
   // …and off without ADMIN_TOKEN.
   for (const path of ['/api/admin/bills', '/api/admin/customers', `/api/admin/bills/${pending.billId}/cancel`]) {
     await call(404, path, { method: 'POST', headers: ADMIN, body: '{}', base: prismOff.url, code: 'not_found' });

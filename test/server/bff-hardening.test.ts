@@ -82,7 +82,10 @@ test('admin routes: off without ADMIN_TOKEN, Bearer required, list with local st
   const list = (await page.json()) as { lists: { billId: string; local: { outcome: string; notified: boolean } | null }[]; total: number };
   assert.equal(list.total, 2);
   assert.deepEqual(list.lists.map((r) => r.billId), [a.billId]);
-  assert.deepEqual(list.lists[0]!.local, { outcome: 'pending', notified: false, orderId: null, orderAmount: null, duplicatePayment: false });
+  assert.deepEqual(list.lists[0]!.local, {
+    outcome: 'pending', notified: false, notice: 'none', orderId: null, orderAmount: null, orderCurrency: null, duplicatePayment: false,
+    finalReason: null, finalAt: null, createdAt: h.clock.now(),
+  });
   const second = await h.request('/api/admin/bills', { method: 'POST', headers: admin, body: JSON.stringify({ paging: { index: 2, size: 1 }, sort: { name: 'billAmount', order: 1 } }) });
   assert.deepEqual(((await second.json()) as { lists: { billId: string }[] }).lists.map((r) => r.billId), [b.billId]);
   const bad = await h.request('/api/admin/bills', { method: 'POST', headers: admin, body: JSON.stringify({ paging: { index: 0, size: 1 } }) });

@@ -14,7 +14,7 @@ import type { TestContext } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createLogger } from '../../server/log.js';
-import { createNoticeWorker, defaultBackoff, noticeChannels } from '../../server/domain/notify/notice-worker.js';
+import { createNoticeWorker, defaultBackoff, noticeChannels, RETRY_SCHEDULE_MS } from '../../server/domain/notify/notice-worker.js';
 import type { NoticeWorkerOptions, WebhookPayload } from '../../server/domain/notify/notice-worker.js';
 import { verifyWebhook } from '../../server/domain/notify/webhook-signature.js';
 import { createSqliteStore } from '../../server/store/sqlite.js';
@@ -138,7 +138,7 @@ describe('notice worker: webhook', () => {
     const [notice] = await store.noticesFor([billId]);
     assert.equal(notice?.deliveredAt, T0 + 3_010);
     assert.equal(notice?.attempts, 3);
-    assert.equal(notice?.lastError, 'Error: HTTP 503');
+    assert.equal(notice?.lastError, 'HTTP 503');
     time.t += 365 * 24 * 3_600_000;
     assert.equal(await worker.runOnce(), 0);
     assert.equal(hook.requests.length, 3);
@@ -365,12 +365,16 @@ describe('notice worker: helpers', () => {
     assert.deepEqual(noticeChannels({ webhook: { url: 'https://m.example/h', secret: SECRET } }), ['webhook']);
   });
 
-  it('default backoff doubles from 5 s up to an hour, jittered into [half, whole]', () => {
+  it('the default schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h, each within ±20 %, then none', () => {
     const low = defaultBackoff(() => 0);
+    const mid = defaultBackoff(() => 0.5);
     const high = defaultBackoff(() => 0.999_999);
-    assert.deepEqual([1, 2, 3].map(low), [2_500, 5_000, 10_000]);
-    assert.deepEqual([1, 2, 3].map(high), [5_000, 10_000, 20_000]);
-    assert.ok(high(30) <= 3_600_000 && high(30) > 3_599_000);
-    assert.equal(low(30), 1_800_000);
+    const hour = 3_600_000;
+    assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map(mid), [5_000, 300_000, 1_800_000, 2 * hour, 5 * hour, 10 * hour, 10 * hour, 24 * hour, 24 * hour]);
+    assert.deepEqual([1, 2].map(low), [4_000, 240_000]);
+    assert.deepEqual([1, 2].map(high), [6_000, 360_000]);
+    assert.equal(mid(10), null, 'ten tries, then the notice is failed');
+    const total = RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0);
+    assert.ok(total > 3 * 24 * hour && total < 3.5 * 24 * hour, 'about three days');
   });
 });

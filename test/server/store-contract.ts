@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../../server/upstream/types.js';
-import type { NewBill, Store } from '../../server/store/types.js';
+import type { NewBill, NoticeAttempt, Store } from '../../server/store/types.js';
 
 export interface StoreFixture {
   store: Store;
@@ -80,7 +80,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
     }
 
     const apply = (billId: string, status: number, dateTime: number, outcome: Outcome, channels: ('hook' | 'webhook')[] = ['hook', 'webhook']) =>
-      store.applyStatus({ billId, record: statusRecord(billId, status, dateTime), outcome, checkedAt: dateTime + 5 }, channels);
+      store.applyStatus({ billId, record: statusRecord(billId, status, dateTime), outcome, checkedAt: dateTime + 5, reason: 'callback' }, channels);
 
     describe('bills', () => {
       it('inserts a bill in creating and reads it back by reference and idempotency key', async () => {
@@ -418,25 +418,88 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((await store.claimNotices('hook', T0 + 200, 1_000, 10)).length, 1);
       });
 
-      it('markNoticeFailed schedules the next attempt; markNoticeDelivered ends it', async () => {
+      const attempt = (at: number, ok: boolean, extra: Partial<NoticeAttempt> = {}) => ({
+        at, durationMs: 12, ok, replay: false, httpStatus: ok ? 200 : 500, response: ok ? 'ok' : 'boom', error: ok ? null : 'HTTP 500', ...extra,
+      });
+
+      it('a failed attempt schedules the next one; a delivered one ends it; both are in the delivery log', async () => {
         const billId = await finalBill();
         const [n] = await claim(T0 + 200);
-        await store.markNoticeFailed(n!.id, 'webhook', T0 + 5_000, 'HTTP 500');
+        const logged = await store.finishNoticeAttempt(n!, { attempt: attempt(T0 + 200, false), nextAttemptAt: T0 + 5_000 });
+        assert.equal(logged.number, 1);
         const [failed] = (await store.noticesFor([billId])).filter((x) => x.channel === 'webhook');
         assert.equal(failed!.lastError, 'HTTP 500');
         assert.equal(failed!.nextAttemptAt, T0 + 5_000);
         assert.equal(failed!.deliveredAt, null);
+        assert.equal(failed!.state, 'pending');
         assert.deepEqual(await claim(T0 + 4_999), [], 'not before its next attempt, though the lease is gone');
         const [retry] = await claim(T0 + 5_000);
         assert.equal(retry!.attempts, 2);
-        await store.markNoticeDelivered(retry!.id, 'webhook', T0 + 5_100);
-        const [delivered] = (await store.noticesFor([billId])).filter((x) => x.channel === 'webhook');
+        assert.equal(retry!.replay, false);
+        await store.finishNoticeAttempt(retry!, { attempt: attempt(T0 + 5_100, true), nextAttemptAt: null });
+        const delivered = await store.getNotice(retry!.id);
         assert.equal(delivered!.deliveredAt, T0 + 5_100);
+        assert.equal(delivered!.state, 'delivered');
         assert.equal(delivered!.attempts, 2);
         assert.deepEqual(await claim(T0 + 100_000), []);
         // A late failure report from a stale worker does not undo the delivery.
-        await store.markNoticeFailed(retry!.id, 'webhook', T0 + 200_000, 'late');
-        assert.equal((await store.noticesFor([billId])).find((x) => x.channel === 'webhook')!.deliveredAt, T0 + 5_100);
+        await store.finishNoticeAttempt(retry!, { attempt: attempt(T0 + 200_000, false), nextAttemptAt: T0 + 300_000 });
+        assert.equal((await store.getNotice(retry!.id))!.state, 'delivered');
+        const log = await store.noticeAttempts([retry!.id]);
+        assert.deepEqual(log.map((a) => [a.number, a.ok, a.httpStatus, a.response]), [[1, false, 500, 'boom'], [2, true, 200, 'ok'], [3, false, 500, 'boom']]);
+      });
+
+      it('the schedule running out leaves the notice failed; a replay sends it once more, outside the count', async () => {
+        const billId = await finalBill();
+        const [n] = await claim(T0 + 200);
+        await store.finishNoticeAttempt(n!, { attempt: attempt(T0 + 200, false), nextAttemptAt: null });
+        const failed = await store.getNotice(`msg_${billId}`);
+        assert.equal(failed!.state, 'failed');
+        assert.deepEqual(await claim(T0 + 10_000_000), [], 'a failed notice is not tried again by itself');
+        assert.deepEqual((await store.listNotices({ state: 'failed', limit: 10 })).map((x) => x.id), [`msg_${billId}`]);
+
+        assert.equal(await store.replayNotice('msg_nope', T0 + 300), null);
+        await store.replayNotice(`msg_${billId}`, T0 + 300);
+        assert.deepEqual(await claim(T0 + 299), []);
+        const [replay] = await claim(T0 + 300);
+        assert.equal(replay!.replay, true);
+        assert.equal(replay!.attempts, 1, 'a replay is not a scheduled attempt');
+        await store.finishNoticeAttempt(replay!, { attempt: attempt(T0 + 300, false, { replay: true }), nextAttemptAt: null });
+        assert.equal((await store.getNotice(replay!.id))!.state, 'failed');
+        assert.deepEqual(await claim(T0 + 10_000_000), [], 'a failed replay is not repeated');
+
+        // Range replay: failed notices created in [from, to).
+        assert.equal(await store.replayFailedNotices('webhook', T0 + 106, T0 + 1_000, T0 + 400), 0, 'outside the range');
+        assert.equal(await store.replayFailedNotices('webhook', T0, T0 + 106, T0 + 400), 1);
+        const [again] = await claim(T0 + 400);
+        await store.finishNoticeAttempt(again!, { attempt: attempt(T0 + 400, true, { replay: true }), nextAttemptAt: null });
+        const done = await store.getNotice(again!.id);
+        assert.equal(done!.state, 'delivered');
+        assert.equal(done!.replayAt, null);
+        assert.deepEqual((await store.noticeAttempts([again!.id])).map((a) => [a.number, a.replay, a.ok]), [[1, false, false], [2, true, false], [3, true, true]]);
+        assert.equal(await store.replayFailedNotices('webhook', T0, T0 + 106, T0 + 500), 0, 'a delivered notice is not failed');
+      });
+
+      it('a disabled endpoint is remembered until enabled; enabling makes its pending notices due', async () => {
+        const url = 'https://merchant.example/hooks';
+        assert.deepEqual(await store.webhookEndpoint(url), { url, disabledAt: null, disabledReason: null });
+        await store.disableWebhookEndpoint(url, T0 + 10, 'HTTP 410 Gone');
+        assert.deepEqual(await store.webhookEndpoint(url), { url, disabledAt: T0 + 10, disabledReason: 'HTTP 410 Gone' });
+        assert.equal((await store.webhookEndpoint('https://other.example/')).disabledAt, null, 'per URL');
+        const billId = await finalBill();
+        const [n] = await claim(T0 + 200);
+        await store.finishNoticeAttempt(n!, { attempt: attempt(T0 + 200, false), nextAttemptAt: T0 + 9_000_000 });
+        assert.equal(await store.enableWebhookEndpoint(url, T0 + 1_000), 1);
+        assert.equal((await store.webhookEndpoint(url)).disabledAt, null);
+        assert.equal((await claim(T0 + 1_000))[0]?.id, `msg_${billId}`);
+      });
+
+      it('counts notices by channel and state, with the oldest pending', async () => {
+        await finalBill();
+        const counts = await store.countNotices();
+        const webhook = counts.find((c) => c.channel === 'webhook' && c.state === 'pending');
+        assert.equal(webhook?.count, 1);
+        assert.equal(webhook?.oldestAt, T0 + 105);
       });
 
       it('claims oldest due first, up to the limit', async () => {
@@ -459,6 +522,61 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal(notices.length, 4);
         assert.deepEqual(new Set(notices.map((n) => n.billId)), new Set([a, b]));
         assert.deepEqual(await store.noticesFor([]), []);
+      });
+    });
+
+    describe("the merchant's operations", () => {
+      it("a bill's history: its create, each status change with its reason; the final one says how it was learned", async () => {
+        const bill = await created({ orderId: 'order-1042' });
+        const billId = bill.billId!;
+        await store.applyStatus({ billId, record: statusRecord(billId, 1, T0 + 50), outcome: 'pending', checkedAt: T0 + 60, reason: 'poll' }, []);
+        await store.applyStatus({ billId, record: statusRecord(billId, 1, T0 + 50), outcome: 'pending', checkedAt: T0 + 70, reason: 'stream' }, []);
+        const final = await store.applyStatus({ billId, record: statusRecord(billId, 2, T0 + 80), outcome: 'paid', checkedAt: T0 + 90, reason: 'reconcile' }, []);
+        assert.equal(final.bill.finalReason, 'reconcile');
+        assert.equal(final.bill.finalAt, T0 + 90);
+        const stored = await store.getByBillId(billId);
+        assert.equal(stored!.finalReason, 'reconcile');
+        assert.equal(stored!.finalAt, T0 + 90);
+        const history = await store.billHistory(bill.merchantReference);
+        assert.deepEqual(history.map((e) => [e.kind, e.reason, e.outcome, e.at]), [
+          ['created', null, null, T0], ['status', 'poll', 'pending', T0 + 60], ['status', 'reconcile', 'paid', T0 + 90],
+        ], 'a requery that changed nothing is not a step');
+
+        const failed = newBill();
+        await store.insertBill(failed);
+        await store.failCreate(failed.merchantReference, T0 + 5);
+        assert.deepEqual((await store.billHistory(failed.merchantReference)).map((e) => e.kind), ['create_failed']);
+      });
+
+      it("finds an order's bills by its id, exactly or by a part of it (wildcards taken literally)", async () => {
+        const a = await created({ orderId: 'order-1042' });
+        const b = await created({ orderId: 'order-1042' });
+        await created({ orderId: 'order-2042' });
+        await created({ orderId: 'x%_' });
+        assert.deepEqual(new Set((await store.findBillsByOrder('order-1042', 'equal', 10)).map((x) => x.billId)), new Set([a.billId, b.billId]));
+        assert.equal((await store.findBillsByOrder('ORDER-1042', 'like', 10)).length, 2, 'like is case-insensitive');
+        assert.equal((await store.findBillsByOrder('042', 'like', 10)).length, 3);
+        assert.equal((await store.findBillsByOrder('042', 'like', 2)).length, 2);
+        assert.equal((await store.findBillsByOrder('%', 'like', 10)).length, 1, 'a % is a %');
+        assert.equal((await store.findBillsByOrder('_', 'like', 10)).length, 1);
+        assert.equal(await store.countPending(), 4);
+      });
+
+      it('binds a customer once: one claim at a time, the id kept, a failed bind given back', async () => {
+        assert.deepEqual(await store.claimCustomerBind('cust-1', T0, 1_000), { kind: 'claimed' });
+        assert.deepEqual(await store.claimCustomerBind('cust-1', T0 + 10, 1_000), { kind: 'busy' });
+        const bound = await store.completeCustomerBind('cust-1', 'svc-1', T0 + 20);
+        assert.deepEqual(bound, { customerKey: 'cust-1', customerId: 'svc-1', boundAt: T0 + 20 });
+        assert.deepEqual(await store.claimCustomerBind('cust-1', T0 + 30, 1_000), { kind: 'bound', customer: bound });
+        assert.deepEqual(await store.completeCustomerBind('cust-1', 'svc-2', T0 + 40), bound, 'a bound key keeps its id');
+
+        assert.deepEqual(await store.claimCustomerBind('cust-2', T0, 1_000), { kind: 'claimed' });
+        await store.releaseCustomerBind('cust-2');
+        assert.deepEqual(await store.claimCustomerBind('cust-2', T0 + 1, 1_000), { kind: 'claimed' }, 'given back');
+        assert.deepEqual(await store.claimCustomerBind('cust-2', T0 + 1_001, 1_000), { kind: 'claimed' }, 'an expired claim is taken over');
+        await store.completeCustomerBind('cust-2', 'svc-3', T0 + 50);
+        assert.deepEqual((await store.listCustomers(10)).map((c) => c.customerKey), ['cust-2', 'cust-1']);
+        assert.deepEqual((await store.listCustomers(10, T0 + 50)).map((c) => c.customerKey), ['cust-1']);
       });
     });
 

@@ -35,6 +35,8 @@ export interface BillCreatorOptions {
 export interface CreateResult {
   status: 200 | 201;
   bill: CreatedBillView;
+  /** The service made this bill for this call; false: an existing bill answered (the key's, the order's open or paid one). */
+  fresh: boolean;
 }
 
 export interface BillCreator {
@@ -82,7 +84,9 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
   const orderQueues = new Map<string, Promise<unknown>>();
 
   const withToken = (bill: StoredBill): CreatedBillView => ({ ...toBillView(bill), token: bill.token });
-  const created = (bill: StoredBill): CreateResult => ({ status: 201, bill: withToken(bill) });
+  const created = (bill: StoredBill, fresh = false): CreateResult => ({ status: 201, bill: withToken(bill), fresh });
+  /** Another caller's create, joined: its bill is not new to this caller. */
+  const joined = async (run: Promise<CreateResult>): Promise<CreateResult> => ({ ...(await run), fresh: false });
 
   /**
    * A page may start an order's checkout only with a ticket the merchant's server minted. Checked
@@ -146,7 +150,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       throw new CheckoutError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
     }
     const running = request.idempotencyKey === null || !joinRunning ? undefined : byKey.get(request.idempotencyKey);
-    if (running) return running.run;
+    if (running) return joined(running.run);
     if (held.createState === 'created') return created(held);
     if (held.createState === 'creating') {
       throw new CheckoutError('conflict', 'create_in_progress', 'This bill is still being created; try again shortly.', 2);
@@ -197,7 +201,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       const mismatch = createMismatch(answer, { merchantReference: ref, amount, currency: resolved.currency });
       if (mismatch) return await refuseAnswer(ref, answer.billId, true, { ...mismatch });
       try {
-        return created(await store.completeCreate(ref, answer, now()));
+        return created(await store.completeCreate(ref, answer, now()), true);
       } catch (error) {
         // The id belongs to another of our bills: never withdraw it, that bill may be a customer's.
         if (error instanceof StoreConflictError) return await refuseAnswer(ref, answer.billId, false, { error });
@@ -279,7 +283,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
   /** One order, one payment: its paid bill if there is one, its open bill while the amount holds, else a new bill. */
   async function createForOrder(request: CreateRequest & { orderId: string }): Promise<CreateResult> {
     const paid = await store.findPaidByOrderId(request.orderId);
-    if (paid) return { status: 200, bill: withToken(paid) };
+    if (paid) return { status: 200, bill: withToken(paid), fresh: false };
     const resolved = await resolveAmount(request);
     const open = await store.findOpenByOrderId(request.orderId, now());
     if (open?.billId) {
@@ -287,7 +291,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       const sameCurrency = (open.orderCurrency ?? null) === (resolved.order?.currency ?? null);
       if (sameAmount && sameCurrency) return created(open);
       const nowPaid = await replace(open as StoredBill & { billId: string });
-      if (nowPaid) return { status: 200, bill: withToken(nowPaid) };
+      if (nowPaid) return { status: 200, bill: withToken(nowPaid), fresh: false };
     }
     return createFresh(request, resolved);
   }
@@ -315,7 +319,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
           if (running.request.orderId !== request.orderId || String(running.request.amount) !== String(request.amount)) {
             throw new CheckoutError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used for a different request.');
           }
-          return running.run;
+          return joined(running.run);
         }
       }
       const orderId = request.orderId;

@@ -1,15 +1,15 @@
 // Delivers the merchant notices of the store's outbox: the in-process `onFinal` hook and the
 // signed Standard Webhooks POST. A notice is queued in the same transaction that makes a bill
-// final, leased while it is being delivered, and retried with backoff until it succeeds, so it
-// survives restarts; the webhook id (the notice id) is the same on every retry, which lets the
-// merchant drop a duplicate if a lease ever runs out mid-delivery.
+// final, leased while it is being delivered, and retried on a schedule of about three days, so it
+// survives restarts; the webhook id (the notice id) is the same on every retry and replay, which
+// lets the merchant drop a duplicate. Every attempt is kept in the notice's delivery log.
 
 import { toBillNotice } from '../bill-view.js';
 import type { BillNotice } from '../bill-view.js';
 import type { WebhookConfig } from '../../config.js';
 import { silentLogger } from '../../log.js';
 import type { Logger } from '../../log.js';
-import type { Notice, NoticeChannel, Store } from '../../store/types.js';
+import type { Notice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
 import { signWebhook } from './webhook-signature.js';
 
 export interface NoticeWorkerOptions {
@@ -28,10 +28,12 @@ export interface NoticeWorkerOptions {
   leaseMs?: number;
   /** Between passes, ms (default 1_000). */
   pollIntervalMs?: number;
-  /** Delay before the next try after `attempt` failed tries (1, 2, …), ms. */
-  backoff?: (attempt: number) => number;
+  /** Delay before the next try after `attempt` failed tries (1, 2, …), ms; null: give up (default RETRY_SCHEDULE_MS, jittered). */
+  backoff?: (attempt: number) => number | null;
   /** Per webhook POST or onFinal call, ms (default 10_000): a hook still running then counts as failed. */
   timeoutMs?: number;
+  /** After every attempt (metrics): `gone` is a 410 that disabled the endpoint. */
+  onAttempt?: (channel: NoticeChannel, result: 'delivered' | 'failed' | 'gone', replay: boolean) => void;
 }
 
 export interface NoticeWorker {
@@ -44,6 +46,19 @@ export interface NoticeWorker {
   /** One pass over every enabled channel; resolves to the number of notices attempted. */
   runOnce(): Promise<number>;
 }
+
+/**
+ * After the first try, a failed notice is tried again after each of these delays (each jittered by
+ * up to ±20 %): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h. Ten tries over about 3 days
+ * and 4 hours; then the notice is `failed` and only a replay sends it again. Standard Webhooks'
+ * own schedule, with two days more for a merchant's weekend outage.
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000, 24 * 3_600_000, 24 * 3_600_000,
+];
+
+/** What the delivery log keeps of the merchant's answer. */
+export const RESPONSE_EXCERPT_BYTES = 200;
 
 /** The body of the webhook POST. */
 export interface WebhookPayload {
@@ -64,12 +79,51 @@ export function noticeChannels(options: { onFinal?: unknown; webhook: WebhookCon
   return channels;
 }
 
-/** min(5 s × 2^(attempt−1), 1 h), scaled by a random factor in [0.5, 1). */
-export function defaultBackoff(random: () => number): (attempt: number) => number {
+/** RETRY_SCHEDULE_MS[attempt − 1] scaled by a random factor in [0.8, 1.2); null past its end. */
+export function defaultBackoff(random: () => number): (attempt: number) => number | null {
   return (attempt) => {
-    const ceiling = Math.min(5_000 * 2 ** Math.max(0, attempt - 1), 3_600_000);
-    return Math.round(ceiling * (0.5 + random() / 2));
+    const delay = RETRY_SCHEDULE_MS[Math.max(0, attempt - 1)];
+    return delay === undefined ? null : Math.round(delay * (0.8 + random() * 0.4));
   };
+}
+
+/** The first RESPONSE_EXCERPT_BYTES of a body as text (a character cut in two is left out); the rest is not read. */
+async function excerpt(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  const text = new TextDecoder().decode(bytes.subarray(0, RESPONSE_EXCERPT_BYTES), { stream: true });
+  return text === '' ? null : text;
+}
+
+/** The outcome of one POST, for the delivery log. */
+interface Posted {
+  httpStatus: number;
+  response: string | null;
+}
+
+class WebhookRefused extends Error {
+  override name = 'WebhookRefused';
+  constructor(readonly posted: Posted) {
+    super(`HTTP ${posted.httpStatus}`);
+  }
 }
 
 function describe(err: unknown): string {
@@ -91,26 +145,29 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const channels = noticeChannels(options);
 
-  async function postWebhook(config: WebhookConfig, notice: Notice, view: BillNotice, finalAt: number) {
+  async function postWebhook(config: WebhookConfig, notice: Notice, view: BillNotice, finalAt: number): Promise<Posted> {
     const payload: WebhookPayload = { type: 'bill.final', timestamp: new Date(finalAt).toISOString(), livemode: view.livemode, data: view };
     const body = JSON.stringify(payload);
+    // Signed afresh on every try and replay: a receiver refuses a timestamp more than minutes old.
     const timestamp = Math.floor(now() / 1000);
-    const signature = await signWebhook({ secret: config.secret, id: notice.id, timestamp, body });
+    const secrets = config.secrets?.length ? config.secrets : [config.secret];
+    const signatures = await Promise.all(secrets.map((secret) => signWebhook({ secret, id: notice.id, timestamp, body })));
     const response = await doFetch(config.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         'webhook-id': notice.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature,
+        'webhook-signature': signatures.join(' '),
       },
       body,
       // A redirect is not a delivery, and the signed notice goes nowhere but the configured URL.
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.body?.cancel();
-    if (response.status < 200 || response.status > 299) throw new Error(`HTTP ${response.status}`);
+    const posted: Posted = { httpStatus: response.status, response: await excerpt(response).catch(() => null) };
+    if (response.status < 200 || response.status > 299) throw new WebhookRefused(posted);
+    return posted;
   }
 
   /** A hook that never returns would hold this worker's passes: it gets `timeoutMs`, then its signal aborts. */
@@ -132,7 +189,11 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   }
 
   async function deliver(notice: Notice): Promise<void> {
-    const fields = { noticeId: notice.id, billId: notice.billId, channel: notice.channel, attempt: notice.attempts };
+    const fields = { noticeId: notice.id, billId: notice.billId, channel: notice.channel, attempt: notice.attempts, replay: notice.replay };
+    const at = now();
+    const started = performance.now();
+    let posted: Posted | null = null;
+    let failure: unknown = null;
     try {
       const bill = await store.getByBillId(notice.billId);
       if (!bill) throw new Error('bill not found');
@@ -142,17 +203,54 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
         await callHook(onFinal, view);
       } else {
         if (!webhook) throw new Error('no webhook configured');
-        await postWebhook(webhook, notice, view, bill.updatedAt);
+        posted = await postWebhook(webhook, notice, view, bill.finalAt ?? bill.updatedAt);
       }
     } catch (err) {
-      const error = describe(err);
-      const next = now() + Math.max(0, backoff(notice.attempts));
-      await store.markNoticeFailed(notice.id, notice.channel, next, error);
-      log.warn('merchant notice failed', { ...fields, error, nextAttemptAt: new Date(next).toISOString() });
+      failure = err;
+      if (err instanceof WebhookRefused) posted = err.posted;
+    }
+    const durationMs = performance.now() - started;
+    const gone = posted?.httpStatus === 410 && notice.channel === 'webhook';
+    const error = failure === null ? null : failure instanceof WebhookRefused ? failure.message : describe(failure);
+    // A replay leaves the schedule as it was; a scheduled try that failed waits for the next step.
+    const next = failure === null || notice.replay ? null : backoff(notice.attempts);
+    const nextAttemptAt = gone ? now() : next === null ? null : now() + Math.max(0, next);
+    let attempt: NoticeAttempt;
+    try {
+      attempt = await store.finishNoticeAttempt(notice, {
+        attempt: {
+          at, durationMs, ok: failure === null, replay: notice.replay,
+          httpStatus: posted?.httpStatus ?? null, response: posted?.response ?? null, error,
+        },
+        nextAttemptAt,
+      });
+    } catch (storeError) {
+      // Not recorded: the lease runs out and the notice is tried again (the merchant drops the duplicate by webhook-id).
+      log.error('recording a notice attempt failed', { ...fields, error: describe(storeError) });
       return;
     }
-    await store.markNoticeDelivered(notice.id, notice.channel, now());
-    log.info('merchant notice delivered', fields);
+    if (gone && webhook) {
+      // 410 Gone: the merchant retired this endpoint (Standard Webhooks): stop until re-enabled in the admin.
+      await store.disableWebhookEndpoint(webhook.url, now(), `HTTP 410 Gone answered notice ${notice.id}`)
+        .catch((storeError: unknown) => log.error('disabling the webhook endpoint failed', { error: describe(storeError) }));
+      log.warn('merchant webhook answered 410 Gone: endpoint disabled until re-enabled in the admin', fields);
+    }
+    options.onAttempt?.(notice.channel, failure === null ? 'delivered' : gone ? 'gone' : 'failed', notice.replay);
+    if (failure === null) {
+      log.info('merchant notice delivered', { ...fields, number: attempt.number });
+    } else if (!notice.replay && nextAttemptAt === null) {
+      log.error('merchant notice failed for the last time: replay it from the admin', { ...fields, error });
+    } else {
+      log.warn('merchant notice failed', {
+        ...fields, error, ...(nextAttemptAt === null ? {} : { nextAttemptAt: new Date(nextAttemptAt).toISOString() }),
+      });
+    }
+  }
+
+  /** Webhook notices wait while the endpoint is disabled (a 410); read each pass, so every instance sees a re-enable. */
+  async function channelOpen(channel: NoticeChannel): Promise<boolean> {
+    if (channel !== 'webhook' || !webhook) return true;
+    return (await store.webhookEndpoint(webhook.url)).disabledAt === null;
   }
 
   let stopped = false;
@@ -167,6 +265,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     waiting = false;
     let attempted = 0;
     for (const channel of channels) {
+      if (!(await channelOpen(channel))) continue;
       const notices = await store.claimNotices(channel, now(), leaseMs, BATCH);
       if (notices.length === BATCH) more = true;
       await Promise.all(notices.map(deliver));

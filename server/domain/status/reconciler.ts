@@ -52,7 +52,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     let requeried = 0;
     await eachLimited(pending, concurrency, async (bill) => {
       try {
-        const r = await refresher.read(bill.billId!, intervalMs);
+        const r = await refresher.read(bill.billId!, intervalMs, bill, { reason: 'reconcile' });
         if (r?.confirmed) requeried++;
       } catch (error) {
         log.warn('reconcile requery failed', { billId: bill.billId, error });

@@ -1,7 +1,7 @@
 import type { Alerts } from '../alerts.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
-import type { ApplyStatusResult, NoticeChannel, StoredBill, Store } from '../../store/types.js';
+import type { ApplyStatusResult, NoticeChannel, RequeryReason, StoredBill, Store } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
 import type { BillApi, StatusRecord } from '../../upstream/types.js';
 import { requeryMismatch } from './answer-check.js';
@@ -20,13 +20,23 @@ export interface Refreshed {
   confirmed: boolean;
 }
 
+/** What one requery came to: the status changed, stayed, could not be had, or was refused as not this bill's. */
+export type RequeryResult = 'changed' | 'unchanged' | 'failed' | 'mismatch';
+
+export interface RequeryOptions {
+  /** A requery this call starts is tried once (a hint from outside, such as the return). Default true. */
+  retry?: boolean;
+  /** Why the bill is asked about: counted, and stored with the status it brings. */
+  reason?: RequeryReason;
+}
+
 export interface Refresher {
   /**
    * The bill, requeried first when its stored status is older than `maxAgeMs` (default: the refresh
    * window). `known`: the bill just looked up for this request, so the store is not read twice.
-   * `retry: false`: a requery this read starts is tried once (a hint from outside, such as the return).
+   * A requery this read starts goes by `options` (default reason `poll`).
    */
-  read(billId: string, maxAgeMs?: number, known?: StoredBill, options?: { retry?: boolean }): Promise<Refreshed | null>;
+  read(billId: string, maxAgeMs?: number, known?: StoredBill, options?: RequeryOptions): Promise<Refreshed | null>;
   /** The bill from this process's cache or else the store (then cached); null when there is none. */
   lookup(billId: string): Promise<CachedBill | null>;
   /**
@@ -38,9 +48,9 @@ export interface Refresher {
   forget(billId: string): void;
   /**
    * News (callback, return, cancel): a requery that starts after this call, unless the bill is
-   * final. `retry: false`: that requery is tried once (when this call starts it).
+   * final. `options` apply to that requery when this call starts it (default reason `callback`).
    */
-  news(billId: string, options?: { retry?: boolean }): Promise<Refreshed | null>;
+  news(billId: string, options?: RequeryOptions): Promise<Refreshed | null>;
   /** Requeries in flight, all bills. */
   inFlight(): number;
 }
@@ -54,6 +64,8 @@ export interface RefresherOptions {
   channels: NoticeChannel[];
   /** Called when a requery made a bill final (its notice is queued). */
   onBecameFinal: () => void;
+  /** After every requery this process made (metrics). */
+  onRequery?: (reason: RequeryReason, result: RequeryResult) => void;
   now: () => number;
   log: Logger;
   /** How long a claim to requery a bill keeps other processes off it, ms (default 10_000). */
@@ -68,7 +80,13 @@ export interface RefresherOptions {
 interface Flight {
   promise: Promise<Refreshed | null>;
   /** News that arrived while `promise` was in flight: one more requery after it, shared. */
-  followUp: { promise: Promise<Refreshed | null>; resolve: (r: Refreshed | null) => void; reject: (e: unknown) => void } | null;
+  followUp: {
+    promise: Promise<Refreshed | null>;
+    resolve: (r: Refreshed | null) => void;
+    reject: (e: unknown) => void;
+    /** The reason of the first news that asked for it. */
+    reason: RequeryReason;
+  } | null;
 }
 
 /**
@@ -77,6 +95,7 @@ interface Flight {
  */
 export function createRefresher(options: RefresherOptions): Refresher {
   const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
+  const onRequery = options.onRequery ?? (() => undefined);
   const leaseMs = options.leaseMs ?? 10_000;
   const waitStepMs = options.waitStepMs ?? 20;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -99,7 +118,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
    * bill). News must see a requery that starts after it, so it waits out another's claim.
    */
-  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean): Promise<Refreshed | null> {
+  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason): Promise<Refreshed | null> {
     const news = maxAgeMs === 'news';
     const waits = Math.ceil(leaseMs / waitStepMs) + 1;
     for (let attempt = 0; ; attempt++) {
@@ -109,7 +128,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const at = now();
       if (await store.claimRefresh(billId, at, news ? 0 : maxAgeMs, leaseMs)) {
         try {
-          return await requeryClaimed(billId, bill, retry);
+          return await requeryClaimed(billId, bill, retry, reason);
         } finally {
           await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
         }
@@ -119,20 +138,20 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  /** The service's status of the bill, checked against it; null when there is none to apply. */
-  async function ask(bill: StoredBill & { billId: string }, retry: boolean): Promise<StatusRecord | null> {
+  /** The service's status of the bill, checked against it; why there is none to apply otherwise. */
+  async function ask(bill: StoredBill & { billId: string }, retry: boolean): Promise<StatusRecord | 'failed' | 'mismatch'> {
     const billId = bill.billId;
     let record: StatusRecord;
     try {
       record = await upstream.requeryBill(billId, { retry });
     } catch (error) {
       log.warn('requery failed; serving the stored status', { billId, error });
-      return null;
+      return 'failed';
     }
     const mismatch = requeryMismatch(record, bill);
     if (mismatch) {
       alerts.raise('requery_answer_mismatch', 'a requery answer does not match the stored bill; not applied', { billId, ...mismatch });
-      return null;
+      return 'mismatch';
     }
     return record;
   }
@@ -154,18 +173,21 @@ export function createRefresher(options: RefresherOptions): Refresher {
         return pending;
       }
     }
-    return (await ask(bill, false)) ?? pending;
+    const after = await ask(bill, false);
+    return typeof after === 'string' ? pending : after;
   }
 
-  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean): Promise<Refreshed> {
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
-    let record = await ask(known, retry);
-    if (record === null) {
+    const answer = await ask(known, retry);
+    if (typeof answer === 'string') {
+      onRequery(reason, answer);
       // Counts as a check so that a failing service is not asked again on every read.
       await store.touchChecked(billId, now()).catch(() => undefined);
       cache.forget(billId);
       return { bill, confirmed: false };
     }
+    let record = answer;
     if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && now() > bill.expiredOn + config.expiryGraceMs) {
       record = await cancelOverdue(known, record);
     }
@@ -180,23 +202,25 @@ export function createRefresher(options: RefresherOptions): Refresher {
       };
       // Watchers see a requeried status as soon as readers of the store can: the service holds it.
       // What answers to it (this promise, so a callback's 200, and the notice) waits for the disk.
-      const result = await store.applyStatus({ billId, record, outcome, checkedAt }, channels, show);
+      const result = await store.applyStatus({ billId, record, outcome, checkedAt, reason }, channels, show);
       if (!shown) show(result);
+      onRequery(reason, result.changed ? 'changed' : 'unchanged');
       if (result.becameFinal) onBecameFinal();
       return { bill: result.bill, confirmed: true };
     } catch (error) {
       cache.forget(billId);
+      onRequery(reason, 'failed');
       log.error('storing a requeried status failed', { billId, error });
       return { bill, confirmed: false };
     }
   }
 
-  function begin(billId: string, maxAgeMs: number | 'news', retry = true): Flight {
+  function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason): Flight {
     const flight: Flight = { promise: Promise.resolve(null), followUp: null };
-    flight.promise = requery(billId, maxAgeMs, retry).finally(() => {
+    flight.promise = requery(billId, maxAgeMs, retry, reason).finally(() => {
       const next = flight.followUp;
       if (next) {
-        begin(billId, 'news').promise.then(next.resolve, next.reject);
+        begin(billId, 'news', true, next.reason).promise.then(next.resolve, next.reject);
       } else if (flights.get(billId) === flight) {
         flights.delete(billId);
       }
@@ -212,7 +236,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const bill = known ?? cache.get(billId)?.bill ?? (await load(billId));
       if (!bill) return null;
       if (fresh(bill, maxAgeMs)) return { bill, confirmed: true };
-      return (flights.get(billId) ?? begin(billId, maxAgeMs, readOptions?.retry ?? true)).promise;
+      return (flights.get(billId) ?? begin(billId, maxAgeMs, readOptions?.retry ?? true, readOptions?.reason ?? 'poll')).promise;
     },
     async lookup(billId) {
       const hit = cache.get(billId);
@@ -228,7 +252,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
     forget: (billId) => cache.forget(billId),
     news(billId, newsOptions) {
       const flight = flights.get(billId);
-      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true).promise;
+      const reason = newsOptions?.reason ?? 'callback';
+      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason).promise;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;
@@ -236,7 +261,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
           resolve = res;
           reject = rej;
         });
-        flight.followUp = { promise, resolve, reject };
+        flight.followUp = { promise, resolve, reject, reason };
       }
       return flight.followUp.promise;
     },

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { toBillView } from '../../domain/bill-view.js';
+import { CheckoutError } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
 import { ApiError } from '../errors.js';
 import { rateLimit } from '../middleware/rate-limit.js';
@@ -19,15 +20,39 @@ import type { StatusStream } from '../sse/streams.js';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
 
+/** The code a create is refused with, for bill_checkout_creates_total. */
+function refusalCode(error: unknown): string {
+  return error instanceof ApiError || error instanceof CheckoutError ? error.code : 'internal_error';
+}
+
 export function billRoutes(s: Services): Hono {
   const app = new Hono();
 
+  const limit = rateLimit({ limit: s.config.createRateLimitPerMinute, windowMs: 60_000, key: s.clientKey, now: s.now });
+  // The handler after it answers its own errors (app.ts guards each): what is thrown here is the limit's.
+  const countedLimit: MiddlewareHandler = async (c, next) => {
+    try {
+      await limit(c, next);
+    } catch (error) {
+      s.metrics.createRefused(refusalCode(error));
+      throw error;
+    }
+  };
+
   app.post(
     '/',
-    rateLimit({ limit: s.config.createRateLimitPerMinute, windowMs: 60_000, key: s.clientKey, now: s.now }),
+    countedLimit,
     async (c) => {
-      const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'), c.req.raw);
-      const { status, bill } = await s.creator.create(request);
+      let result;
+      try {
+        const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'), c.req.raw);
+        result = await s.creator.create(request);
+      } catch (error) {
+        s.metrics.createRefused(refusalCode(error));
+        throw error;
+      }
+      const { status, bill } = result;
+      s.metrics.createAnswered(result.fresh);
       // The answer carries the bill's token: no cache may keep it.
       c.header('Cache-Control', 'no-store');
       const cookie = startedCookie({
@@ -86,7 +111,7 @@ export function billRoutes(s: Services): Hono {
     const unsubscribe = s.hub.subscribe(billId, (view, version) => deliver(view, version));
     let first: CachedBill;
     try {
-      const read = await s.refresher.read(billId, undefined, found.bill);
+      const read = await s.refresher.read(billId, undefined, found.bill, { reason: 'stream' });
       first = !read || read.bill === found.bill ? found : cachedBill(read.bill);
     } catch (error) {
       unsubscribe();
@@ -120,13 +145,13 @@ export function billRoutes(s: Services): Hono {
       await s.upstream.cancelBill(bill.billId);
     } catch (error) {
       if (error instanceof BillApiRejectedError) {
-        await s.refresher.news(bill.billId);
+        await s.refresher.news(bill.billId, { reason: 'cancel' });
         throw new ApiError(409, 'not_cancellable', 'The payment service says this bill can no longer be cancelled.');
       }
       s.log.warn('cancel failed', { billId: bill.billId, error });
       throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
     }
-    const after = await s.refresher.news(bill.billId);
+    const after = await s.refresher.news(bill.billId, { reason: 'cancel' });
     return c.json(toBillView(after?.bill ?? bill));
   });
 

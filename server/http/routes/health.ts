@@ -14,5 +14,19 @@ export function healthRoutes(s: Services): Hono {
       return c.json(errorBody('store_unavailable', 'The store does not answer.'), 503);
     }
   });
+  // Ready to take traffic: the store answers and the service was reachable on the last call.
+  app.get('/readyz', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    try {
+      await s.store.ping();
+    } catch (error) {
+      s.log.error('readiness check: store unavailable', { error });
+      return c.json(errorBody('store_unavailable', 'The store does not answer.'), 503);
+    }
+    if (!s.upstreamReachable()) {
+      return c.json(errorBody('upstream_unreachable', 'The last call to the payment service got no answer (network error or timeout) within the last 30 s.'), 503);
+    }
+    return c.json({ ok: true });
+  });
   return app;
 }

@@ -6,6 +6,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createBillBody } from '../../domain/create/request.js';
+import type {
+  AdminBillDetail, BillEventView, BoundCustomerView, CustomerList, LocalBill, NoticeAttemptView, NoticeList, NoticeReplayed,
+  NoticesReplayed, NoticeView, WebhookEndpointView,
+} from '../../../contract/admin.js';
 import { bindCustomerBody, listBillsBody } from './admin.js';
 
 const outcome = z.enum(['pending', 'paid', 'failed', 'cancelled', 'expired']);
@@ -24,13 +28,90 @@ const billView = z.object({
   dateTime: z.number().nullable().describe('Time of the last status update, unix milliseconds (service clock); null until known'),
 });
 const createdBill = billView.extend({ token: z.string().describe('Reads, watches and cancels this bill (the `token` query parameter)') });
-const localState = z.object({
+const requeryReason = z.enum(['poll', 'stream', 'callback', 'return', 'reconcile', 'cancel', 'create'])
+  .describe("Why the service was asked: a widget's poll or stream, the service's callback, the customer's return, the reconciler, a cancel, a create reusing an open bill");
+const noticeState = z.enum(['pending', 'delivered', 'failed'])
+  .describe('pending: tried again at nextAttemptAt; delivered: answered 2xx; failed: the retry schedule (about 3 days) ran out, only a replay sends it');
+const ms = (what: string) => z.number().describe(`${what}, unix milliseconds (the BFF's clock)`);
+const localBill: z.ZodType<LocalBill> = z.object({
   outcome,
-  notified: z.boolean().describe('Every merchant notice of this bill was delivered'),
+  notified: z.boolean().describe('Every merchant notice of this bill was delivered (false while none was sent)'),
+  notice: z.union([noticeState, z.literal('none')]).describe("The webhook notice's state (the hook's without a webhook); none while pending or with no channel configured"),
   orderId: z.string().nullable(),
   orderAmount: z.string().nullable().describe("The order's amount as the merchant resolved it"),
+  orderCurrency: z.string().nullable(),
   duplicatePayment: z.boolean().describe('Paid while another bill of the same order was already paid: refund one'),
-}).nullable().describe("The BFF's own record of the bill; null when it is not one of ours");
+  finalReason: requeryReason.nullable().describe('How the final status was learned; null while pending'),
+  finalAt: ms('When the bill became final').nullable(),
+  createdAt: ms('When the create started'),
+});
+const localState = localBill.nullable().describe("The BFF's own record of the bill; null when it is not one of ours");
+const noticeAttempt: z.ZodType<NoticeAttemptView> = z.object({
+  number: z.number().describe('1, 2, … over every attempt, replays included'),
+  replay: z.boolean(),
+  at: ms('When it started'),
+  durationMs: z.number(),
+  ok: z.boolean(),
+  httpStatus: z.number().nullable().describe("The merchant's HTTP status; null for the hook or when no answer came"),
+  response: z.string().nullable().describe("The first 200 bytes of the merchant's answer"),
+  error: z.string().nullable(),
+});
+const noticeView: z.ZodType<NoticeView> = z.object({
+  id: z.string().describe('The Standard Webhooks webhook-id: the same on every retry and replay'),
+  channel: z.enum(['hook', 'webhook']),
+  billId: z.string(),
+  state: noticeState,
+  attempts: z.number().describe('Scheduled attempts made (replays not counted)'),
+  nextAttemptAt: ms('The next scheduled attempt (pending only)').nullable(),
+  deliveredAt: ms('The first delivery').nullable(),
+  lastError: z.string().nullable(),
+  replayAt: ms('A replay queued for this time').nullable(),
+  createdAt: ms('When the bill became final and the notice was queued'),
+  log: z.array(noticeAttempt).describe('The delivery log, oldest first'),
+});
+const webhookEndpoint: z.ZodType<WebhookEndpointView> = z.object({
+  url: z.string().describe('MERCHANT_WEBHOOK_URL without userinfo'),
+  enabled: z.boolean().describe('False after the endpoint answered 410 Gone, until re-enabled'),
+  disabledAt: ms('When it was disabled').nullable(),
+  disabledReason: z.string().nullable(),
+  secrets: z.number().describe('How many secrets of MERCHANT_WEBHOOK_SECRET sign each notice'),
+});
+const noticeList: z.ZodType<NoticeList> = z.object({
+  notices: z.array(noticeView).describe('Newest first'),
+  webhook: webhookEndpoint.nullable().describe('null: no MERCHANT_WEBHOOK_URL'),
+});
+const billEvent: z.ZodType<BillEventView> = z.object({
+  at: ms('When'),
+  kind: z.enum(['created', 'create_failed', 'status']).describe('created: the service answered the create; create_failed: it refused it; status: a requery changed the status'),
+  reason: requeryReason.nullable(),
+  status: z.number().nullable(),
+  statusName: z.string().nullable(),
+  outcome: outcome.nullable(),
+});
+const adminBillDetail: z.ZodType<AdminBillDetail> = z.object({
+  bill: z.object({
+    billId: z.string(),
+    merchantReference: z.string(),
+    billAmount: z.string().describe('Exact decimal text'),
+    currency: z.string().nullable(),
+    status: z.number().nullable(),
+    statusName: z.string(),
+    isFinal: z.boolean(),
+    dateTime: z.number().nullable().describe("The service's time of the status (service clock)"),
+    expiredOn: z.number().nullable(),
+    checkedAt: ms('When a requery last confirmed the status').nullable(),
+  }),
+  local: localBill,
+  history: z.array(billEvent).describe("The bill's steps in the BFF, oldest first"),
+  notices: z.array(noticeView),
+});
+const noticeReplayed: z.ZodType<NoticeReplayed> = z.object({
+  notice: noticeView.describe('After the replay was tried (its log has the attempt), or still queued (replayAt) when another instance took it'),
+});
+const noticesReplayed: z.ZodType<NoticesReplayed> = z.object({ replayed: z.number().describe('Notices queued for a replay') });
+const customerList: z.ZodType<CustomerList> = z.object({
+  customers: z.array(z.object({ customerKey: z.string(), customerId: z.string(), boundAt: ms('When it was bound') })).describe('Newest first'),
+});
 const adminBillRow = z.object({
   billId: z.string(),
   merchantReference: z.string(),
@@ -53,9 +134,11 @@ const adminCancelled = z.object({
   cancelled: z.literal(true),
   bill: billView.nullable().describe('The bill as requeried after the cancel; null when it is not one of ours'),
 });
-const boundCustomer = z.object({
+const boundCustomer: z.ZodType<BoundCustomerView> = z.object({
+  customerKey: z.string().nullable().describe("The merchant's key for the customer; null when the bind named none (then nothing is remembered)"),
   customerId: z.string().describe("The service's customer identifier (data[BILL_BIND_ID_FIELD])"),
-  data: z.record(z.string(), z.unknown()).describe("The whole `data` of the service's answer"),
+  bound: z.enum(['new', 'existing']).describe('new: the service was called now; existing: the key was bound before, the service was not called'),
+  boundAt: ms('When the key was bound').nullable(),
 });
 const callbackHint = z.looseObject({
   billId: z.union([z.string(), z.number()]).optional().describe('When present and not the bill of this URL, the callback is refused (400)'),
@@ -80,6 +163,16 @@ const SCHEMAS = {
   AdminBillRow: adminBillRow,
   AdminCancelled: adminCancelled,
   BoundCustomer: boundCustomer,
+  CustomerList: customerList,
+  LocalBill: localBill,
+  AdminBillDetail: adminBillDetail,
+  BillEvent: billEvent,
+  Notice: noticeView,
+  NoticeAttempt: noticeAttempt,
+  NoticeList: noticeList,
+  NoticeReplayed: noticeReplayed,
+  NoticesReplayed: noticesReplayed,
+  WebhookEndpoint: webhookEndpoint,
   Ok: ok,
   Error: errorBody,
 } satisfies Record<string, z.ZodType>;
@@ -149,6 +242,10 @@ const emptyJson = {
   description: 'Ignored. Send the request with Content-Type: application/json all the same (a body of {} will do): anything else answers 415',
   content: { 'application/json': { schema: { type: 'object' } } },
 };
+const limitParam = { name: 'limit', in: 'query', required: false, description: 'At most this many (default 100)', schema: { type: 'integer', minimum: 1, maximum: 500 } };
+const instantParam = (name: string, description: string, required: boolean) => ({
+  name, in: 'query', required, description: `${description}: unix milliseconds or an ISO 8601 date-time`, schema: { type: 'string' },
+});
 const billToken = [{ billToken: [] }];
 const adminToken = [{ adminToken: [] }];
 const open: never[] = [];
@@ -171,7 +268,7 @@ export function describeApi(): Record<string, unknown> {
       { name: 'bills', description: 'Called by the <bill-checkout> element from the merchant\'s page (CORS for ALLOWED_ORIGINS)' },
       { name: 'admin', description: "The merchant's tools, behind the ADMIN_TOKEN Bearer token; off (404) without it" },
       { name: 'hooks', description: "Registered with the service at create, per bill: its callback and the customer's return from the pay page. Each URL carries an unguessable per-bill token, checked before anything else" },
-      { name: 'meta', description: 'Health and this description' },
+      { name: 'meta', description: 'Health, readiness, metrics and this description' },
     ],
     paths: {
       '/api/bills': {
@@ -321,22 +418,165 @@ export function describeApi(): Record<string, unknown> {
         post: {
           operationId: 'bindCustomer',
           tags: ['admin'],
-          summary: "Bind a customer: the body, the customer's information, is passed to the service as it is",
+          summary: 'Bind a customer once: under the same `customerKey` the stored id is answered without calling the service',
+          description: "The body is the customer's information, passed to the service as it is but for `customerKey`, the merchant's own key for " +
+            'the customer, which the BFF keeps with the id the service answers. Concurrent binds of one key call the service once. Without a ' +
+            '`customerKey` nothing is remembered and every bind reaches the service.',
           security: adminToken,
           requestBody: { required: true, content: { 'application/json': { schema: ref('BindCustomer') } } },
           responses: {
-            200: api('The customer as the service bound it', 'BoundCustomer'),
-            400: error('Not JSON (invalid_json), not an object, or refused by the service as invalid (invalid_request)'),
+            200: api('The customer as the service bound it, now or before', 'BoundCustomer'),
+            400: error('Not JSON (invalid_json), not an object, an empty customerKey, or refused by the service as invalid (invalid_request)'),
             401: unauthorized,
             403: foreignOrigin,
             404: error(adminOff),
+            409: error('Another request is binding this key right now (bind_in_progress)', 'RetryAfter'),
             413: tooLarge,
             415: notJson,
             500: internal,
             502: upstream,
           },
         },
+        get: {
+          operationId: 'listCustomers',
+          tags: ['admin'],
+          summary: 'Customers bound under a key, newest first',
+          security: adminToken,
+          parameters: [
+            limitParam,
+            { name: 'before', in: 'query', required: false, description: 'Only customers bound before this time (unix ms): the next page', schema: { type: 'integer', minimum: 0 } },
+          ],
+          responses: {
+            200: api('Bound customers', 'CustomerList'),
+            400: error('An invalid query (invalid_request)'),
+            401: unauthorized,
+            404: error(adminOff),
+            500: internal,
+          },
+        },
       },
+      '/api/admin/bills/{billId}': {
+        get: {
+          operationId: 'adminBill',
+          tags: ['admin'],
+          summary: "One of the BFF's bills: its stored status, how the final status was learned, its history and its notices with their delivery logs",
+          security: adminToken,
+          parameters: [billId],
+          responses: {
+            200: api('The bill', 'AdminBillDetail'),
+            401: unauthorized,
+            404: error(`This BFF has no such bill, or ${adminOff}`),
+            500: internal,
+          },
+        },
+      },
+      '/api/admin/notices': {
+        get: {
+          operationId: 'listNotices',
+          tags: ['admin'],
+          summary: 'Merchant notices, newest first, each with its delivery log; and the webhook endpoint state',
+          security: adminToken,
+          parameters: [
+            { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+            { name: 'channel', in: 'query', required: false, schema: { type: 'string', enum: ['hook', 'webhook'] } },
+            { name: 'billId', in: 'query', required: false, schema: { type: 'string' } },
+            instantParam('from', 'Notices queued at or after this time', false),
+            instantParam('to', 'Notices queued before this time', false),
+            limitParam,
+          ],
+          responses: {
+            200: api('Notices', 'NoticeList'),
+            400: error('An invalid query (invalid_request)'),
+            401: unauthorized,
+            404: error(adminOff),
+            500: internal,
+          },
+        },
+      },
+      '/api/admin/notices/{noticeId}/replay': {
+        post: {
+          operationId: 'replayNotice',
+          tags: ['admin'],
+          summary: 'Send one notice again, with the same webhook-id, signed afresh; the answer shows the attempt',
+          description: 'A replay is one attempt outside the retry schedule (it does not count in `attempts`); a delivered notice may be replayed too. ' +
+            'It is tried at once by this instance; when another took it first, the answer shows it queued (`replayAt`).',
+          security: adminToken,
+          parameters: [{ name: 'noticeId', in: 'path', required: true, description: 'The notice id (its webhook-id)', schema: { type: 'string' } }],
+          requestBody: emptyJson,
+          responses: {
+            200: api('The notice after the replay', 'NoticeReplayed'),
+            401: unauthorized,
+            403: foreignOrigin,
+            404: error(`No such notice, or ${adminOff}`),
+            409: error("The notice's channel is not configured (channel_off) or the webhook endpoint is disabled (endpoint_disabled)"),
+            413: tooLarge,
+            415: notJson,
+            500: internal,
+          },
+        },
+      },
+      '/api/admin/notices/replay': {
+        post: {
+          operationId: 'replayFailedNotices',
+          tags: ['admin'],
+          summary: 'Send again every notice queued in [from, to) that is not delivered and has failed at least once, with the same webhook-ids',
+          security: adminToken,
+          parameters: [
+            instantParam('from', 'Notices queued at or after this time', true),
+            instantParam('to', 'Notices queued before this time (default: now)', false),
+            { name: 'channel', in: 'query', required: false, description: 'Default: every configured channel', schema: { type: 'string', enum: ['hook', 'webhook'] } },
+          ],
+          requestBody: emptyJson,
+          responses: {
+            200: api('How many were queued for a replay (they go at once, in the background)', 'NoticesReplayed'),
+            400: error('from missing or invalid, or to not after from (invalid_request)'),
+            401: unauthorized,
+            403: foreignOrigin,
+            404: error(adminOff),
+            409: error('A channel is not configured (channel_off) or the webhook endpoint is disabled (endpoint_disabled)'),
+            413: tooLarge,
+            415: notJson,
+            500: internal,
+          },
+        },
+      },
+      '/api/admin/webhook': {
+        get: {
+          operationId: 'webhookEndpoint',
+          tags: ['admin'],
+          summary: "The merchant's webhook endpoint: enabled, or disabled by a 410 Gone; null when MERCHANT_WEBHOOK_URL is unset",
+          security: adminToken,
+          responses: {
+            200: {
+              description: 'The endpoint, or null',
+              headers: headers('CacheControl', 'ServerTime'),
+              content: { 'application/json': { schema: { anyOf: [ref('WebhookEndpoint'), { type: 'null' }] } } },
+            },
+            401: unauthorized,
+            404: error(adminOff),
+            500: internal,
+          },
+        },
+      },
+      '/api/admin/webhook/enable': {
+        post: {
+          operationId: 'enableWebhookEndpoint',
+          tags: ['admin'],
+          summary: 'Deliver to the endpoint again after a 410 Gone: its waiting notices go at once',
+          security: adminToken,
+          requestBody: emptyJson,
+          responses: {
+            200: api('The endpoint, enabled', 'WebhookEndpoint'),
+            401: unauthorized,
+            403: foreignOrigin,
+            404: error(`MERCHANT_WEBHOOK_URL is unset, or ${adminOff}`),
+            413: tooLarge,
+            415: notJson,
+            500: internal,
+          },
+        },
+      },
+
       '/api/hooks/callback/{ref}/{hookToken}': {
         post: {
           operationId: 'serviceCallback',
@@ -432,6 +672,48 @@ export function describeApi(): Record<string, unknown> {
           },
         },
       },
+      '/readyz': {
+        get: {
+          operationId: 'ready',
+          tags: ['meta'],
+          summary: 'Readiness: the store answers and the payment service was reachable on the last call',
+          description: 'For a load balancer or an orchestrator: 503 while the store does not answer, or for 30 s after a call to the service ' +
+            'got no answer (a network error or a timeout) unless a later call got one. An error answer of the service counts as reachable',
+          security: open,
+          responses: {
+            200: { description: 'Ready', headers: headers('CacheControl'), content: { 'application/json': { schema: ref('Ok') } } },
+            503: {
+              description: 'The store does not answer (store_unavailable), or the last call to the service failed for a network reason within 30 s (upstream_unreachable)',
+              headers: headers('CacheControl'),
+              content: { 'application/json': { schema: ref('Error') } },
+            },
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          tags: ['meta'],
+          summary: 'Prometheus metrics (text exposition format 0.0.4)',
+          description: 'Off (404) unless METRICS_TOKEN is set. METRICS_PORT also serves it, without a token, on a port of its own (README, "Metrics")',
+          security: [{ metricsToken: [] }],
+          responses: {
+            200: {
+              description: 'The metrics, `bill_checkout_*` (and the process\'s own with `npm start`)',
+              headers: headers('CacheControl', 'ServerTime'),
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+            401: {
+              ...error('No valid metrics Bearer token (unauthorized)'),
+              headers: {
+                ...headers('CacheControl', 'ServerTime'),
+                'WWW-Authenticate': { description: 'Bearer realm="metrics"', required: true, schema: { type: 'string' } },
+              },
+            },
+            404: error('METRICS_TOKEN is not set: /metrics does not exist (not_found)'),
+          },
+        },
+      },
     },
     components: {
       schemas: componentSchemas(),
@@ -442,6 +724,7 @@ export function describeApi(): Record<string, unknown> {
           description: "The bill's `token` from the create answer: it reads, watches and cancels that bill only. A missing or wrong one answers 404, as for no bill",
         },
         adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (at least 32 characters)' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN (at least 32 characters)' },
       },
     },
   };

@@ -52,8 +52,8 @@ export function returnRoutes(s: Services): Hono {
     if (bill.billId !== null) {
       const billId = bill.billId;
       const ask = mayAsk(billId)
-        ? s.refresher.news(billId, { retry: false })
-        : s.refresher.read(billId, undefined, undefined, { retry: false });
+        ? s.refresher.news(billId, { retry: false, reason: 'return' })
+        : s.refresher.read(billId, undefined, undefined, { retry: false, reason: 'return' });
       const result = await ask.catch((error: unknown) => {
         s.log.warn('return: refresh failed', { billId: bill.billId, error });
         return null;

@@ -4,10 +4,12 @@
 // server, and a graceful close.
 import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono } from 'hono';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { collectDefaultMetrics } from 'prom-client';
 import { createSandbox } from '../../../sandbox/sandbox.js';
 import type { Sandbox } from '../../../sandbox/sandbox.js';
 import { createBillCheckout } from '../../app.js';
@@ -19,6 +21,8 @@ import { demoResolveOrder } from '../../demo-orders/catalogue.js';
 import { demoOrderRoutes } from '../../demo-orders/routes.js';
 import { clientAddress } from '../../http/client-address.js';
 import { errorBody } from '../../http/errors.js';
+import { jsonErrors, notFound } from '../../http/json-errors.js';
+import { metricsHandler } from '../../http/routes/metrics.js';
 import { bodyLimit } from '../../http/middleware/body-limit.js';
 import { pageSecurityHeaders } from '../../http/middleware/security-headers.js';
 import { createLogger } from '../../log.js';
@@ -49,6 +53,8 @@ export interface RunningBillCheckout {
   /** Where it listens, e.g. `http://127.0.0.1:8787` (PORT=0 picks a free port). */
   url: string;
   port: number;
+  /** Where METRICS_PORT serves GET /metrics without a token, e.g. `http://127.0.0.1:9464`; null without METRICS_PORT. */
+  metricsUrl: string | null;
   config: Config;
   app: BillCheckout;
   /**
@@ -65,6 +71,25 @@ function importSigner(spec: string): Promise<unknown> {
 
 /** A promise that resolves after `ms` without holding the process open. */
 const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
+
+function listen(server: Server, port: number, host: string | null): Promise<void> {
+  return new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
+    server.listen({ port, backlog: 4096, ...(host ? { host } : {}) }, () => {
+      server.off('error', failed);
+      listening();
+    });
+  });
+}
+
+function urlOf(server: Server): { url: string; port: number } {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `http://${host === '[::]' || host === '0.0.0.0' ? 'localhost' : host}:${address.port}`, port: address.port };
+}
+
+const closeServer = (server: Server) => new Promise<void>((done) => server.close(() => done()));
 
 /** Throws ConfigError (from loadConfig) or BillApiConfigError (a signer, a base URL) before it listens. */
 export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}): Promise<RunningBillCheckout> {
@@ -99,6 +124,10 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     sse: nodeSse,
   });
   await app.ready();
+  if (config.metricsToken !== null || config.metricsPort !== null) {
+    // The process's own figures (CPU, memory, event loop lag, GC), beside the checkout's.
+    collectDefaultMetrics({ register: app.metrics.registry });
+  }
 
   options.routes?.(app);
   if (sandbox) {
@@ -115,19 +144,30 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
 
   // createAdaptorServer makes a node:http server unless told to make another kind.
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  await new Promise<void>((listening, failed) => {
-    server.once('error', failed);
-    // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
-    server.listen({ port: config.port, backlog: 4096, ...(config.host ? { host: config.host } : {}) }, () => {
-      server.off('error', failed);
-      listening();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '[::]' || host === '0.0.0.0' ? 'localhost' : host}:${address.port}`;
+  await listen(server, config.port, config.host);
+  const { url, port } = urlOf(server);
+  // An operator's private port: GET /metrics without a token, nothing else.
+  let metricsServer: Server | null = null;
+  let metricsAt: { url: string; port: number } | null = null;
+  if (config.metricsPort !== null) {
+    const metricsApp = new Hono();
+    metricsApp.notFound(notFound());
+    metricsApp.get('/metrics', jsonErrors(log)(metricsHandler(app.metrics)));
+    metricsServer = createAdaptorServer({ fetch: metricsApp.fetch }) as Server;
+    try {
+      await listen(metricsServer, config.metricsPort, config.host);
+    } catch (error) {
+      await closeServer(server);
+      sandbox?.close();
+      await app.stop();
+      await store.close();
+      throw error;
+    }
+    metricsAt = urlOf(metricsServer);
+  }
   log.info(`bill-checkout listening on ${withoutUserinfo(config.publicUrl)}`, {
-    port: address.port,
+    port,
+    ...(metricsAt === null ? {} : { metricsPort: metricsAt.port }),
     host: config.host ?? 'all interfaces',
     upstream: config.embeddedSandbox ? 'embedded sandbox (not live: no real payments)' : withoutUserinfo(config.upstream.baseUrl),
     database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
@@ -137,21 +177,25 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     const started = Date.now();
-    const closed = new Promise<void>((done) => server.close(() => done()));
+    const closed = closeServer(server);
     server.closeIdleConnections();
+    // Scrapes are short and retried: the metrics port closes at once.
+    const metricsClosed = metricsServer ? closeServer(metricsServer) : Promise.resolve();
+    metricsServer?.closeAllConnections();
     // Ends the SSE streams at once, then waits for the background work, within the drain time.
     await Promise.race([app.stop(), delay(drainMs)]);
     sandbox?.close();
     const left = Math.max(0, drainMs - (Date.now() - started));
     await Promise.race([closed, delay(left).then(() => server.closeAllConnections())]);
-    await closed;
+    await Promise.all([closed, metricsClosed]);
     await store.close();
     log.info('stopped', { ms: Date.now() - started });
   }
 
   return {
     url,
-    port: address.port,
+    port,
+    metricsUrl: metricsAt?.url ?? null,
     config,
     app,
     close: () => (closing ??= close()),
