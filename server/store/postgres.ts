@@ -10,7 +10,7 @@ import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
-  containsPattern, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
+  containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
 } from './sqlite-rows.js';
 import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
 import type { ApplyStatusResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill } from './types.js';
@@ -363,15 +363,9 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       return rows[0] ? toNotice(noticeRow(rows[0])) : null;
     },
     async listNotices(query) {
-      const where: [string, string | number | undefined][] = [
-        ['state = ?', query.state], ['channel = ?', query.channel], ['bill_id = ?', query.billId],
-        ['created_at >= ?', query.from], ['created_at < ?', query.to],
-      ];
-      const given = where.filter((w): w is [string, string | number] => w[1] !== undefined);
-      const args: (string | number)[] = given.map((w) => w[1]);
-      const conditions = given.map((w, i) => w[0].replace('?', `$${i + 1}`));
+      const { where, args } = noticeFilter(query, (n) => `$${n}`);
       args.push(query.limit);
-      const { rows } = await pool.query(`SELECT * FROM notices ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+      const { rows } = await pool.query(`SELECT * FROM notices ${where}
         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${args.length}`, args);
       return rows.map((r) => toNotice(noticeRow(r)));
     },

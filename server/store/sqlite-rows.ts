@@ -2,7 +2,7 @@
 
 import type { Outcome } from '../../contract/bill-view.js';
 import type {
-  BillEvent, BoundCustomer, CreateState, Notice, NoticeAttempt, NoticeChannel, NoticeState, RequeryReason, StoredBill,
+  BillEvent, BoundCustomer, CreateState, Notice, NoticeAttempt, NoticeChannel, NoticeQuery, NoticeState, RequeryReason, StoredBill,
 } from './types.js';
 
 export interface BillRow {
@@ -156,4 +156,15 @@ export function containsPattern(text: string): string {
 /** The notice id: the Standard Webhooks `webhook-id`, the same on every retry of one notice. */
 export function noticeId(billId: string, channel: NoticeChannel): string {
   return channel === 'webhook' ? `msg_${billId}` : `msg_${billId}_${channel}`;
+}
+
+/** The WHERE clause of a notice query (empty when it filters nothing) and its arguments; `placeholder(n)` is the n-th one (1-based). */
+export function noticeFilter(query: NoticeQuery, placeholder: (n: number) => string): { where: string; args: (string | number)[] } {
+  const conditions: [string, string | number | undefined][] = [
+    ['state =', query.state], ['channel =', query.channel], ['bill_id =', query.billId],
+    ['created_at >=', query.from], ['created_at <', query.to],
+  ];
+  const given = conditions.filter((c): c is [string, string | number] => c[1] !== undefined);
+  const where = given.map((c, i) => `${c[0]} ${placeholder(i + 1)}`).join(' AND ');
+  return { where: where ? `WHERE ${where}` : '', args: given.map((c) => c[1]) };
 }

@@ -12,14 +12,14 @@ import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import {
-  containsPattern, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
+  containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
 } from './sqlite-rows.js';
 import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type {
   ApplyStatusInput, ApplyStatusResult, CustomerClaim, InsertResult, NewBill, Notice, NoticeAttempt, NoticeAttemptResult,
-  NoticeChannel, NoticeCount, NoticeQuery, Store, StoredBill,
+  NoticeChannel, NoticeCount, Store, StoredBill,
 } from './types.js';
 
 export interface SqliteStoreOptions {
@@ -256,15 +256,6 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     return toNoticeAttempt(row);
   });
 
-  const noticeWhere = (query: NoticeQuery): { sql: string; args: (string | number)[] } => {
-    const where: [string, string | number | undefined][] = [
-      ['state = ?', query.state], ['channel = ?', query.channel], ['bill_id = ?', query.billId],
-      ['created_at >= ?', query.from], ['created_at < ?', query.to],
-    ];
-    const given = where.filter((w): w is [string, string | number] => w[1] !== undefined);
-    return { sql: given.length ? `WHERE ${given.map((w) => w[0]).join(' AND ')}` : '', args: given.map((w) => w[1]) };
-  };
-
   const customerTx = db.transaction((key: string, at: number, leaseMs: number): CustomerClaim => {
     const row = q('SELECT * FROM customers WHERE customer_key = ?').get(key) as CustomerRow | undefined;
     if (row?.customer_id != null && row.bound_at !== null) return { kind: 'bound', customer: toBoundCustomer({ ...row, customer_id: row.customer_id, bound_at: row.bound_at }) };
@@ -372,8 +363,8 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       return row ? toNotice(row) : null;
     },
     async listNotices(query) {
-      const { sql, args } = noticeWhere(query);
-      const rows = q(`SELECT * FROM notices ${sql} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, query.limit) as NoticeRow[];
+      const { where, args } = noticeFilter(query, () => '?');
+      const rows = q(`SELECT * FROM notices ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, query.limit) as NoticeRow[];
       return rows.map((r) => toNotice(r));
     },
     async noticeAttempts(ids) {
