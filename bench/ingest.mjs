@@ -1,65 +1,195 @@
-// Callback ingest: K bills paid in the sandbox, whose callbacks (held, then sent from here at a
-// fixed concurrency, exactly as the sandbox would send them) each make the BFF requery the sandbox
-// and store the final status durably (SQLite WAL, each commit synced before it is answered;
-// DATABASE_URL if set, so the same script measures PostgreSQL). Callbacks per second, and lost = sent - finals stored.
-// Goal: at least 1,000 per second, none lost.
+// Callback ingest, one method for both stores: K bills paid in the sandbox, whose callbacks are
+// held and then sent from here at a fixed concurrency, exactly as the sandbox would send them.
+// Each makes the BFF requery the sandbox, store the final status durably and queue its notice;
+// the merchant's webhook (a receiver here) gets each notice. SQLite: one BFF on a WAL file synced
+// before each answer. PostgreSQL: two BFFs on one throwaway cluster (fsync and synchronous_commit
+// on), the callbacks alternating between them, as a balancer would send them.
+// Prints callbacks per second, lost (sent - finals stored), notices delivered, CPU per callback of
+// each process, PostgreSQL's round trips per callback counted by pg_stat_statements (every
+// statement the BFFs sent during the run, the notice worker's included), and the cross-instance
+// latency from a callback to a watcher of that bill on the other instance seeing it paid.
+// `npm run bench -- ingest` runs both; BENCH_INGEST_STORE=postgresql (or sqlite) runs one.
+import { Buffer } from 'node:buffer';
 import http from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
 import process from 'node:process';
-import { eachLimited, goal, monoMs, pick, report } from './lib/common.mjs';
-import { createBills, request } from './lib/client.mjs';
+import { tsImport } from 'tsx/esm/api';
+import pg from 'pg';
+import { eachLimited, goal, monoMs, pick, quantile, report } from './lib/common.mjs';
+import { createBills, request, watch } from './lib/client.mjs';
+import { listen } from './lib/listen.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
 import { spawnBff } from './lib/spawn.mjs';
 
 const count = pick(2000, 400);
 const concurrency = 32;
+/** Bills watched over SSE on the instance that does not get their callback. */
+const watched = pick(200, 40);
+const goals = { sqlite: 1000, postgresql: 750 };
+const WEBHOOK_SECRET = 'whsec_' + Buffer.from('bench-ingest-webhook-secret-32b!').toString('base64');
 
-const held = [];
-const sandbox = await startSandbox({
-  callbackFetch: async (url, init) => {
-    held.push({ url: String(url), body: init.body, headers: init.headers });
-    return new globalThis.Response('{"ok":true}', { status: 200 });
-  },
-});
-const bff = await spawnBff({ upstreamUrl: sandbox.url, env: { RECONCILE_INTERVAL_MS: '3600000' } });
-try {
-  const bills = await createBills(bff.url, count, 32);
-  for (const bill of bills) sandbox.sandbox.pay(bill.billId);
-  while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+/** utime + stime of every live process whose command name is `postgres`, ms (Linux /proc). */
+function postgresCpuMs() {
+  const tick = 10; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+    const fields = stat.slice(close + 2).split(' ');
+    total += (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return total;
+}
 
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  let ok = 0;
-  let refused = 0;
-  const start = monoMs();
-  const cpuHere = process.cpuUsage();
-  const cpuBff = await bff.call('cpu');
-  await eachLimited(held, concurrency, async ({ url, body }) => {
-    const r = await request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' }, body });
-    if (r.status === 200) ok++;
-    else refused++;
+const cpuMs = (u) => (u.user + u.system) / 1000;
+
+async function run(store) {
+  const held = [];
+  const sandbox = await startSandbox({
+    callbackFetch: async (url, init) => {
+      held.push({ url: String(url), body: init.body });
+      return new globalThis.Response('{"ok":true}', { status: 200 });
+    },
   });
-  const seconds = (monoMs() - start) / 1000;
-  const usedHere = process.cpuUsage(cpuHere);
-  const nowBff = await bff.call('cpu');
-  const cpuMs = (u) => (u.user + u.system) / 1000;
-  agent.destroy();
-  const finals = await bff.call('finals', { billIds: bills.map((b) => b.billId) });
-  const requeries = sandbox.sandbox.stats().calls.requery;
-  const store = process.env.DATABASE_URL?.startsWith('postgres') ? 'postgresql' : 'sqlite';
-  report(`ingest.${store}.callbacks`, count, 'count');
-  report(`ingest.${store}.concurrency`, concurrency, 'count');
-  report(`ingest.${store}.callbacks_per_s`, count / seconds, 'callbacks/s');
-  report(`ingest.${store}.acknowledged`, ok, 'count');
-  report(`ingest.${store}.refused`, refused, 'count');
-  report(`ingest.${store}.requeries`, requeries, 'count');
-  report(`ingest.${store}.finals_stored`, finals, 'count');
-  report(`ingest.${store}.lost`, count - finals, 'count');
-  // Where the time goes: the BFF's CPU, and this process's (the callbacks' sender and the sandbox answering requeries).
-  report(`ingest.${store}.bff_cpu_ms_per_callback`, (cpuMs(nowBff) - cpuMs(cpuBff)) / count, 'ms');
-  report(`ingest.${store}.bff_cpu_busy`, (cpuMs(nowBff) - cpuMs(cpuBff)) / 1000 / seconds, 'ratio');
-  report(`ingest.${store}.sender_and_sandbox_cpu_busy`, cpuMs(usedHere) / 1000 / seconds, 'ratio');
-  goal(`ingest.${store}.callbacks_per_s`, count / seconds >= 1000, 1000, 'callbacks/s');
-  goal(`ingest.${store}.lost`, finals === count, 0, 'count');
-} finally {
-  await bff.close();
-  await sandbox.close();
+  const delivered = new Set();
+  let allDelivered = null;
+  const receiver = await listen(async (req) => {
+    delivered.add(req.headers.get('webhook-id'));
+    if (delivered.size === count) allDelivered ??= monoMs();
+    await req.arrayBuffer();
+    return new globalThis.Response(null, { status: 204 });
+  });
+  let cluster = null;
+  let db = null;
+  const env = {
+    RECONCILE_INTERVAL_MS: '3600000',
+    // Watchers open before the payment; only the callbacks may tell the BFF about it.
+    REFRESH_WINDOW_MS: '600000',
+    MERCHANT_WEBHOOK_URL: `${receiver.url}/hook`,
+    MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  };
+  if (store === 'postgresql') {
+    const { startPg } = await tsImport('../test/server/support/pg.ts', import.meta.url);
+    // pg_stat_statements counts the statements clients send (track=top): one each per round trip.
+    cluster = await startPg({ settings: { shared_preload_libraries: 'pg_stat_statements' } });
+    env.DATABASE_URL = await cluster.createDatabase();
+    db = new pg.Client(env.DATABASE_URL);
+    await db.connect();
+    await db.query('CREATE EXTENSION pg_stat_statements');
+  }
+  const instances = [];
+  try {
+    // PostgreSQL: started one after the other, so the second finds the schema migrated.
+    for (let i = 0; i < (store === 'postgresql' ? 2 : 1); i++) {
+      instances.push(await spawnBff({ upstreamUrl: sandbox.url, env }));
+    }
+    const bills = await createBills(instances[0].url, count, 32);
+
+    // Callback i goes to instance i % n; its bill, when watched, is watched on the next one.
+    const indexOf = new Map(bills.map((b, i) => [b.billId, i]));
+    const sentAt = new Map();
+    const seenPaid = [];
+    const watchers = await Promise.all(bills.slice(0, watched).map((bill, i) => {
+      const other = instances[(i + 1) % instances.length];
+      return watch(`${other.url}/api/bills/${bill.billId}/events?token=${bill.token}`, (data, at) => {
+        if (JSON.parse(data).outcome === 'paid' && sentAt.has(bill.billId)) seenPaid.push(at - sentAt.get(bill.billId));
+      });
+    }));
+    for (const bill of bills) sandbox.sandbox.pay(bill.billId);
+    while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+    let ok = 0;
+    let refused = 0;
+    if (db) await db.query('SELECT pg_stat_statements_reset()');
+    await Promise.all(instances.map((b) => b.call('profile', { start: true })));
+    const cpuBefore = await Promise.all(instances.map((b) => b.call('cpu')));
+    const pgBefore = postgresCpuMs();
+    const cpuHere = process.cpuUsage();
+    const start = monoMs();
+    await eachLimited(held, concurrency, async ({ url, body }) => {
+      const billId = JSON.parse(body).billId;
+      const i = indexOf.get(billId);
+      const target = new URL(url);
+      const base = new URL(instances[i % instances.length].url);
+      target.host = base.host;
+      sentAt.set(billId, monoMs());
+      const r = await request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json' }, body });
+      if (r.status === 200) ok++;
+      else refused++;
+    });
+    const seconds = (monoMs() - start) / 1000;
+    const usedHere = cpuMs(process.cpuUsage(cpuHere));
+    const pgUsed = postgresCpuMs() - pgBefore;
+    const cpuAfter = await Promise.all(instances.map((b) => b.call('cpu')));
+    for (const file of await Promise.all(instances.map((b) => b.call('profile', {})))) if (file) console.log(`# CPU profile of the callbacks: ${file}`);
+    agent.destroy();
+    const deadline = monoMs() + 30_000;
+    while (delivered.size < count && monoMs() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const w of watchers) w.close();
+    let statements = null;
+    if (db) {
+      // Every statement of the run and of the notices' delivery after it, counted by the server; this client's own are left out.
+      const { rows } = await db.query(`SELECT calls::int, query FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
+        ORDER BY calls DESC`);
+      statements = rows;
+    }
+
+    const finals = await instances[0].call('finals', { billIds: bills.map((x) => x.billId) });
+    const name = `ingest.${store}`;
+    report(`${name}.instances`, instances.length, 'count');
+    report(`${name}.callbacks`, count, 'count');
+    report(`${name}.concurrency`, concurrency, 'count');
+    report(`${name}.callbacks_per_s`, count / seconds, 'callbacks/s');
+    report(`${name}.acknowledged`, ok, 'count');
+    report(`${name}.refused`, refused, 'count');
+    report(`${name}.requeries`, sandbox.sandbox.stats().calls.requery, 'count');
+    report(`${name}.finals_stored`, finals, 'count');
+    report(`${name}.lost`, count - finals, 'count');
+    report(`${name}.notices_delivered`, delivered.size, 'count');
+    // How far notices lag behind callbacks: 0 when the last was delivered before the last callback was answered.
+    if (allDelivered !== null) report(`${name}.notices_lag_ms`, Math.max(0, allDelivered - start - seconds * 1000), 'ms');
+    // Where the time goes, per callback: each BFF, this process (sender, sandbox, webhook receiver, watchers), PostgreSQL.
+    instances.forEach((_, i) => {
+      const used = cpuMs(cpuAfter[i]) - cpuMs(cpuBefore[i]);
+      report(`${name}.bff${i + 1}_cpu_ms_per_callback`, used / count, 'ms');
+      report(`${name}.bff${i + 1}_cpu_busy`, used / 1000 / seconds, 'ratio');
+    });
+    report(`${name}.bench_process_cpu_ms_per_callback`, usedHere / count, 'ms');
+    if (store === 'postgresql') {
+      report(`${name}.postgres_cpu_ms_per_callback`, pgUsed / count, 'ms');
+      const calls = statements.reduce((sum, s) => sum + s.calls, 0);
+      report(`${name}.round_trips_per_callback`, calls / count, 'count');
+      for (const s of statements.slice(0, 8)) {
+        console.log(`#   ${(s.calls / count).toFixed(3)} per callback: ${s.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+      }
+      goal(`${name}.round_trips_per_callback`, calls / count <= 3, 3, 'count');
+    }
+    report(`${name}.watched`, seenPaid.length, 'count');
+    if (seenPaid.length) {
+      report(`${name}.${instances.length > 1 ? 'cross_instance_' : ''}paid_to_watcher_p50_ms`, quantile(seenPaid, 0.5), 'ms');
+      report(`${name}.${instances.length > 1 ? 'cross_instance_' : ''}paid_to_watcher_p99_ms`, quantile(seenPaid, 0.99), 'ms');
+    }
+    goal(`${name}.callbacks_per_s`, count / seconds >= goals[store], goals[store], 'callbacks/s');
+    goal(`${name}.lost`, finals === count, 0, 'count');
+    if (finals !== count) process.exitCode = 1;
+  } finally {
+    await Promise.all(instances.map((b) => b.close()));
+    await db?.end();
+    await cluster?.stop();
+    await receiver.close();
+    await sandbox.close();
+  }
+}
+
+const only = process.env.BENCH_INGEST_STORE;
+for (const store of ['sqlite', 'postgresql']) {
+  if (!only || only === store) await run(store);
 }

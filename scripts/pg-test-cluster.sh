@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster on 127.0.0.1 for tests and benchmarks.
-#   scripts/pg-test-cluster.sh start   → prints `DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres`
-#                                        and `PGTEST_DIR=DIR` (the cluster's folder)
+#   scripts/pg-test-cluster.sh start [NAME=VALUE …] → prints `DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres`
+#                                        and `PGTEST_DIR=DIR` (the cluster's folder); each NAME=VALUE
+#                                        is a server setting (`-c`), e.g. shared_preload_libraries=pg_stat_statements
 #   scripts/pg-test-cluster.sh stop DIR → stops that cluster and removes its folder
 # Trust authentication on loopback only; nothing survives `stop`.
 set -euo pipefail
@@ -24,6 +25,12 @@ free_port() {
 
 case "${1:-}" in
   start)
+    shift
+    settings=''
+    for setting in "$@"; do
+      [[ "$setting" =~ ^[a-z_.]+=[A-Za-z0-9_.,]+$ ]] || { echo "pg-test-cluster: not a NAME=VALUE setting: $setting" >&2; exit 64; }
+      settings+=" -c $setting"
+    done
     bin=$(bindir)
     dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-test-XXXXXX")
     chmod 700 "$dir"
@@ -33,7 +40,7 @@ case "${1:-}" in
     for attempt in 1 2 3; do
       port=$(free_port)
       if as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/log' -w -t 30 \
-          -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on\" start" >/dev/null 2>&1; then
+          -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on$settings\" start" >/dev/null 2>&1; then
         echo "DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres"
         echo "PGTEST_DIR=$dir"
         exit 0

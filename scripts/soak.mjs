@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SUITES = ['faults', 'crashes', 'forgery', 'hostile input', 'load', 'abuse', 'secrets'];
+const SUITES = ['faults', 'crashes', 'pg crashes', 'forgery', 'hostile input', 'load', 'abuse', 'secrets'];
 const only = process.env.SOAK_ONLY ? new RegExp(process.env.SOAK_ONLY) : null;
 const chosen = SUITES.filter((name) => !only || only.test(name));
 if (chosen.length === 0) {

@@ -1,5 +1,8 @@
 // A BFF in its own process (forked by spawn.mjs), so that the load generator does not share its
 // event loop. Configuration comes in BENCH_BFF (JSON); commands come over IPC.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import process from 'node:process';
 import { Hono } from 'hono';
 import { startBff } from './bff.mjs';
@@ -26,8 +29,26 @@ bareApp.get('/api/bills/:billId', (c) => {
 });
 const bare = setup.bare ? await listen((req) => bareApp.fetch(req)) : null;
 
+// A CPU profile of one phase of a bench (BENCH_CPU_PROF=DIR): `profile {start: true}`, then `profile {}` writes it.
+let profiler = null;
+
 const commands = {
   cpu: () => process.cpuUsage(),
+  async profile({ start }) {
+    if (!process.env.BENCH_CPU_PROF) return null;
+    if (start) {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+      return null;
+    }
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    const file = join(process.env.BENCH_CPU_PROF, `phase-${process.pid}-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    return file;
+  },
   memory() {
     globalThis.gc?.();
     globalThis.gc?.();

@@ -37,8 +37,10 @@ export async function startBff(options) {
     secrets: [config.upstream.key, config.upstream.secret],
     ...(options.log === 'stdout' ? {} : { write: () => undefined }),
   });
-  // As main.ts serves it: SSE written straight to the socket.
-  const app = createBillCheckout({ config, upstream, store, log, sse: nodeSse });
+  // As main.ts serves it: SSE written straight to the socket, webhooks POSTed by node:http.
+  const app = createBillCheckout({
+    config, upstream, store, log, sse: nodeSse, webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),
+  });
   // Routes are added to the checkout itself: app.route() would wrap each handler in an async one.
   const root = app;
   options.mount?.(root);

@@ -151,6 +151,113 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX customers_bound ON customers (bound_at) WHERE customer_id IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: 'one round trip per status change and per batch of notice attempts',
+    // Each function is one statement from the client: what used to be a transaction of five to
+    // eight round trips (lock, read, update, history, notices, notify) is one, and a batch of
+    // delivery-log entries is one. They run the same steps in the same order as before; each
+    // statement inside sees rows committed before it (READ COMMITTED), as separate ones did.
+    sql: `
+      -- A status the service gave for a bill: stored unless final already, or older than the stored
+      -- one while still pending. A first payment of an order is the payment; a later one is a
+      -- duplicate. A change is kept in the history and announced on p_channel as
+      -- {"from","billId","version"} (NOTIFY is sent at commit, so only a committed change is told).
+      CREATE FUNCTION bc_apply_status(
+        p_bill_id TEXT, p_status INTEGER, p_status_name TEXT, p_outcome TEXT, p_date_time BIGINT,
+        p_checked_at BIGINT, p_reason TEXT, p_notice_ids TEXT[], p_notice_channels TEXT[],
+        p_channel TEXT, p_from TEXT
+      ) RETURNS TABLE (bill JSONB, changed BOOLEAN, became_final BOOLEAN) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        b bills%ROWTYPE;
+        v_final BOOLEAN := p_outcome <> 'pending';
+        v_changed BOOLEAN;
+        v_duplicate BOOLEAN := FALSE;
+      BEGIN
+        SELECT * INTO b FROM bills WHERE bill_id = p_bill_id FOR UPDATE;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'No bill with bill_id "%"', p_bill_id USING ERRCODE = 'no_data_found';
+        END IF;
+        IF b.is_final THEN
+          RETURN QUERY SELECT to_jsonb(b), FALSE, FALSE;
+          RETURN;
+        END IF;
+        IF NOT v_final AND b.date_time IS NOT NULL AND p_date_time < b.date_time THEN
+          UPDATE bills SET checked_at = p_checked_at WHERE bill_id = p_bill_id RETURNING * INTO b;
+          RETURN QUERY SELECT to_jsonb(b), FALSE, FALSE;
+          RETURN;
+        END IF;
+        v_changed := b.status IS DISTINCT FROM p_status OR b.outcome <> p_outcome OR b.is_final <> v_final;
+        -- The order's lock makes two of its bills that become paid at once see each other.
+        IF p_outcome = 'paid' AND b.order_id IS NOT NULL THEN
+          PERFORM pg_advisory_xact_lock(hashtextextended('order:' || b.order_id, 1));
+          v_duplicate := EXISTS (SELECT 1 FROM bills
+            WHERE order_id = b.order_id AND outcome = 'paid' AND bill_id <> p_bill_id);
+        END IF;
+        UPDATE bills SET status = p_status, status_name = p_status_name, is_final = v_final, outcome = p_outcome,
+            date_time = p_date_time, checked_at = p_checked_at,
+            updated_at = CASE WHEN v_changed THEN p_checked_at ELSE updated_at END,
+            duplicate_payment = duplicate_payment OR v_duplicate,
+            final_reason = CASE WHEN v_final THEN p_reason END,
+            final_at = CASE WHEN v_final THEN p_checked_at END
+          WHERE bill_id = p_bill_id RETURNING * INTO b;
+        IF v_changed THEN
+          INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
+            VALUES (b.merchant_reference, p_checked_at, 'status', p_reason, p_status, p_status_name, p_outcome);
+          IF p_channel IS NOT NULL THEN
+            PERFORM pg_notify(p_channel, json_build_object('from', p_from, 'billId', p_bill_id, 'version', b.status_version)::text);
+          END IF;
+        END IF;
+        IF v_final THEN
+          INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
+            SELECT n.id, n.channel, p_bill_id, 0, p_checked_at, p_checked_at
+            FROM unnest(p_notice_ids, p_notice_channels) AS n (id, channel)
+            ON CONFLICT (bill_id, channel) DO NOTHING;
+        END IF;
+        RETURN QUERY SELECT to_jsonb(b), v_changed, v_final;
+      END
+      $fn$;
+
+      -- Attempts of claimed notices (a JSON array, in notice id order so that two batches lock
+      -- alike): each is numbered after the notice's last and recorded with what follows, as one
+      -- finish did: ok → delivered; a failed scheduled try → pending at next_attempt_at, or failed
+      -- when that is null; a replay leaves the schedule. Clears the lease (and the replay).
+      CREATE FUNCTION bc_finish_notice_attempts(p_attempts JSONB)
+      RETURNS TABLE (ord INTEGER, attempt JSONB) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        a RECORD;
+        v_number INTEGER;
+        r notice_attempts%ROWTYPE;
+      BEGIN
+        FOR a IN SELECT * FROM jsonb_to_recordset(p_attempts) AS x (ord INTEGER, notice_id TEXT, channel TEXT,
+            replay BOOLEAN, at BIGINT, duration_ms INTEGER, ok BOOLEAN, http_status INTEGER, response TEXT,
+            error TEXT, next_attempt_at BIGINT)
+        LOOP
+          PERFORM 1 FROM notices WHERE id = a.notice_id FOR UPDATE;
+          SELECT COALESCE(MAX(number), 0) + 1 INTO v_number FROM notice_attempts WHERE notice_id = a.notice_id;
+          INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
+            VALUES (a.notice_id, v_number, a.channel, a.replay, a.at, a.duration_ms, a.ok, a.http_status, a.response, a.error)
+            RETURNING * INTO r;
+          IF a.ok THEN
+            UPDATE notices SET state = 'delivered', delivered_at = COALESCE(delivered_at, a.at), lease_until = NULL,
+                replay_at = CASE WHEN a.replay THEN NULL ELSE replay_at END
+              WHERE id = a.notice_id;
+          ELSIF a.replay THEN
+            UPDATE notices SET last_error = a.error, lease_until = NULL, replay_at = NULL WHERE id = a.notice_id;
+          ELSE
+            UPDATE notices SET lease_until = NULL, last_error = a.error,
+                state = CASE WHEN state = 'pending' AND a.next_attempt_at IS NULL THEN 'failed' ELSE state END,
+                next_attempt_at = COALESCE(a.next_attempt_at, next_attempt_at)
+              WHERE id = a.notice_id;
+          END IF;
+          ord := a.ord;
+          attempt := to_jsonb(r);
+          RETURN NEXT;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

@@ -3,17 +3,23 @@
 // constraints (INSERT … ON CONFLICT DO NOTHING), so concurrent instances agree without retries.
 // Notices are claimed with FOR UPDATE SKIP LOCKED; requery claims are a leased column updated in
 // one statement; `exclusive` is a session advisory lock; `events` is LISTEN/NOTIFY.
+// The hot path is one round trip per write: a status change is one call of bc_apply_status (its
+// announcement to other instances included), and notice attempts finished together are one call
+// of bc_finish_notice_attempts (coalesce.ts), both in migration 5.
 
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { CreatedBill } from '../upstream/types.js';
+import { coalesce } from './coalesce.js';
 import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
   containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
 } from './sqlite-rows.js';
 import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
-import type { ApplyStatusResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill } from './types.js';
+import type {
+  ApplyStatusResult, Notice, NoticeAttempt, NoticeAttemptResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill,
+} from './types.js';
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -27,6 +33,13 @@ export interface PostgresStoreOptions {
 }
 
 const MAX_ERROR_LENGTH = 500;
+/** SQLSTATE of bc_apply_status when the bill is not there. */
+const NO_DATA_FOUND = 'P0002';
+
+interface FinishItem {
+  notice: Pick<Notice, 'id' | 'channel' | 'replay'>;
+  result: NoticeAttemptResult;
+}
 const LISTEN_RETRY_MS = 500;
 
 const num = (v: unknown): number => Number(v);
@@ -90,6 +103,10 @@ export function createPostgresStore(connectionString: string, options: PostgresS
   // An idle client whose server went away: the next query reports it; this must not crash the process.
   pool.on('error', onError);
   const listeners = new Set<() => Promise<void>>();
+  // Status changes are announced on this channel by bc_apply_status; NOTIFY reaches the whole
+  // database, so stores in other schemas of it (tests) use their own.
+  const statusChannel = schema ? `bill_status_${schema}` : 'bill_status';
+  const instance = crypto.randomUUID();
 
   async function tx<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -117,7 +134,23 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     return bill;
   }
 
+  // Attempts finished while a batch is being written go together in the next (coalesce.ts).
+  const finishAttempt = coalesce(async (items: FinishItem[]): Promise<NoticeAttempt[]> => {
+    // In notice id order, so that two instances' batches take the notices' locks alike.
+    const order = items.map((item, ord) => ({ item, ord })).sort((a, b) => (a.item.notice.id < b.item.notice.id ? -1 : a.item.notice.id > b.item.notice.id ? 1 : 0));
+    const input = order.map(({ item: { notice, result: { attempt, nextAttemptAt } }, ord }) => ({
+      ord, notice_id: notice.id, channel: notice.channel, replay: notice.replay, at: attempt.at,
+      duration_ms: Math.max(0, Math.round(attempt.durationMs)), ok: attempt.ok, http_status: attempt.httpStatus,
+      response: attempt.response, error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null, next_attempt_at: nextAttemptAt,
+    }));
+    const { rows } = await pool.query('SELECT ord, attempt FROM bc_finish_notice_attempts($1::jsonb)', [JSON.stringify(input)]);
+    const attempts = new Array<NoticeAttempt>(items.length);
+    for (const r of rows) attempts[Number(r.ord)] = toNoticeAttempt(attemptRow(r.attempt as QueryResultRow));
+    return attempts;
+  });
+
   const events: StoreEvents = {
+    statusAnnouncements: { channel: statusChannel, from: instance },
     async notify(channel, payload) {
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
@@ -242,46 +275,22 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     },
 
     async applyStatus({ billId, record, outcome, checkedAt, reason = null }, channels, onCommitted) {
-      // PostgreSQL's commit is its sync: visible and durable at once.
-      const result = await tx(async (c): Promise<ApplyStatusResult> => {
-        const stored = await mustGet(c, 'bill_id', billId, true);
-        if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
-        const final = outcome !== 'pending';
-        if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
-          const { rows } = await c.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2 RETURNING *', [checkedAt, billId]);
-          return { bill: toBill(rows[0]!), changed: false, becameFinal: false };
-        }
-        const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
-        // The first payment of an order is the payment; any later one is a duplicate to refund. The
-        // order's lock makes two of its bills that become paid at once see each other.
-        let duplicate = false;
-        if (outcome === 'paid' && stored.orderId !== null) {
-          await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 1))', [`order:${stored.orderId}`]);
-          const paid = await c.query(`SELECT 1 FROM bills WHERE order_id = $1 AND outcome = 'paid' AND bill_id <> $2 LIMIT 1`,
-            [stored.orderId, billId]);
-          duplicate = paid.rows.length > 0;
-        }
-        const { rows } = await c.query(
-          `UPDATE bills SET status = $1, status_name = $2, is_final = $3, outcome = $4, date_time = $5,
-             checked_at = $6, updated_at = $7, duplicate_payment = duplicate_payment OR $9,
-             final_reason = $10, final_at = $11
-           WHERE bill_id = $8 RETURNING *`,
-          [record.status, record.statusName, final, outcome, record.dateTime, checkedAt,
-            changed ? checkedAt : stored.updatedAt, billId, duplicate, final ? reason : null, final ? checkedAt : null],
-        );
-        if (changed) {
-          await c.query(`INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
-            VALUES ($1, $2, 'status', $3, $4, $5, $6)`, [stored.merchantReference, checkedAt, reason, record.status, record.statusName, outcome]);
-        }
-        if (final) {
-          for (const channel of new Set(channels)) {
-            await c.query(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
-              VALUES ($1, $2, $3, 0, $4, $4) ON CONFLICT (bill_id, channel) DO NOTHING`,
-            [noticeId(billId, channel), channel, billId, checkedAt]);
-          }
-        }
-        return { bill: toBill(rows[0]!), changed, becameFinal: final };
-      });
+      // One statement (bc_apply_status, migration 5), its own transaction: PostgreSQL's commit is
+      // its sync, visible and durable at once, and the change is announced in the same commit.
+      const unique = [...new Set(channels)];
+      let rows: QueryResultRow[];
+      try {
+        ({ rows } = await pool.query(
+          'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+          [billId, record.status, record.statusName, outcome, record.dateTime, checkedAt, reason,
+            unique.map((channel) => noticeId(billId, channel)), unique, statusChannel, instance],
+        ));
+      } catch (error) {
+        if ((error as { code?: string }).code === NO_DATA_FOUND) throw new BillNotFoundError(`No bill with bill_id "${billId}"`);
+        throw error;
+      }
+      const row = rows[0]!;
+      const result: ApplyStatusResult = { bill: toBill(row.bill as QueryResultRow), changed: row.changed === true, becameFinal: row.became_final === true };
       try {
         onCommitted?.(result);
       } catch {
@@ -306,52 +315,28 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     },
 
     async claimNotices(channel: NoticeChannel, at, leaseMs, limit) {
-      // A replay that is due is this claim's business and does not count in `attempts`.
+      // A replay that is due is this claim's business and does not count in `attempts`. The bill
+      // comes with each notice, so its delivery reads nothing more.
       const { rows } = await pool.query(
-        `UPDATE notices n SET lease_until = $3,
-           attempts = n.attempts + CASE WHEN n.replay_at IS NOT NULL AND n.replay_at <= $2 THEN 0 ELSE 1 END
-         FROM (SELECT bill_id, channel FROM notices
-               WHERE channel = $1 AND (lease_until IS NULL OR lease_until <= $2)
-                 AND ((state = 'pending' AND next_attempt_at <= $2) OR (replay_at IS NOT NULL AND replay_at <= $2))
-               ORDER BY LEAST(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id COLLATE "C" LIMIT $4
-               FOR UPDATE SKIP LOCKED) due
-         WHERE n.bill_id = due.bill_id AND n.channel = due.channel
-         RETURNING n.*`,
+        `WITH claimed AS (
+           UPDATE notices n SET lease_until = $3,
+             attempts = n.attempts + CASE WHEN n.replay_at IS NOT NULL AND n.replay_at <= $2 THEN 0 ELSE 1 END
+           FROM (SELECT bill_id, channel FROM notices
+                 WHERE channel = $1 AND (lease_until IS NULL OR lease_until <= $2)
+                   AND ((state = 'pending' AND next_attempt_at <= $2) OR (replay_at IS NOT NULL AND replay_at <= $2))
+                 ORDER BY LEAST(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id COLLATE "C" LIMIT $4
+                 FOR UPDATE SKIP LOCKED) due
+           WHERE n.bill_id = due.bill_id AND n.channel = due.channel
+           RETURNING n.*)
+         SELECT claimed.*, to_jsonb(b) AS bill FROM claimed LEFT JOIN bills b ON b.bill_id = claimed.bill_id`,
         [channel, at, at + leaseMs, limit],
       );
-      const notices = rows.map((r) => noticeRow(r));
+      const claimed = rows.map((r) => ({ row: noticeRow(r), bill: r.bill ? toBill(r.bill as QueryResultRow) : null }));
       const due = (r: NoticeRow) => Math.min(r.next_attempt_at, r.replay_at ?? r.next_attempt_at);
-      notices.sort((a, b) => due(a) - due(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return notices.map((r) => toNotice(r, at));
+      claimed.sort((a, b) => due(a.row) - due(b.row) || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+      return claimed.map(({ row, bill }) => ({ ...toNotice(row, at), bill }));
     },
-    async finishNoticeAttempt(notice, { attempt, nextAttemptAt }) {
-      return tx(async (c) => {
-        // The notice row's lock orders two finishes of one notice (a lease that ran out).
-        await c.query('SELECT 1 FROM notices WHERE id = $1 FOR UPDATE', [notice.id]);
-        const last = await c.query<{ n: string | null }>('SELECT MAX(number) AS n FROM notice_attempts WHERE notice_id = $1', [notice.id]);
-        const { rows } = await c.query(
-          `INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-          [notice.id, Number(last.rows[0]?.n ?? 0) + 1, notice.channel, notice.replay, attempt.at,
-            Math.max(0, Math.round(attempt.durationMs)), attempt.ok, attempt.httpStatus, attempt.response,
-            attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null],
-        );
-        const row = attemptRow(rows[0]!);
-        const replayDone = notice.replay ? ', replay_at = NULL' : '';
-        if (attempt.ok) {
-          await c.query(`UPDATE notices SET state = 'delivered', delivered_at = COALESCE(delivered_at, $1), lease_until = NULL${replayDone}
-            WHERE id = $2`, [attempt.at, notice.id]);
-        } else if (notice.replay) {
-          await c.query('UPDATE notices SET last_error = $1, lease_until = NULL, replay_at = NULL WHERE id = $2', [row.error, notice.id]);
-        } else {
-          await c.query(`UPDATE notices SET lease_until = NULL, last_error = $1,
-              state = CASE WHEN state = 'pending' AND $2::bigint IS NULL THEN 'failed' ELSE state END,
-              next_attempt_at = COALESCE($2::bigint, next_attempt_at)
-            WHERE id = $3`, [row.error, nextAttemptAt, notice.id]);
-        }
-        return toNoticeAttempt(row);
-      });
-    },
+    finishNoticeAttempt: (notice, result) => finishAttempt({ notice, result }),
     async noticesFor(billIds) {
       if (billIds.length === 0) return [];
       const { rows } = await pool.query(`SELECT * FROM notices WHERE bill_id = ANY($1::text[])

@@ -18,7 +18,7 @@ import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } 
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type {
-  ApplyStatusInput, ApplyStatusResult, CustomerClaim, InsertResult, NewBill, Notice, NoticeAttempt, NoticeAttemptResult,
+  ApplyStatusInput, ApplyStatusResult, ClaimedNotice, CustomerClaim, InsertResult, NewBill, Notice, NoticeAttempt, NoticeAttemptResult,
   NoticeChannel, NoticeCount, Store, StoredBill,
 } from './types.js';
 
@@ -223,11 +223,13 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
         AND ((state = 'pending' AND next_attempt_at <= ?) OR (replay_at IS NOT NULL AND replay_at <= ?))
       ORDER BY MIN(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id LIMIT ?`).all(channel, at, at, at, limit) as NoticeRow[];
     const lease = q('UPDATE notices SET lease_until = ?, attempts = attempts + ? WHERE id = ?');
-    return rows.map((r) => {
+    const billOf = q('SELECT * FROM bills WHERE bill_id = ?');
+    return rows.map((r): ClaimedNotice => {
       const claimed = toNotice(r, at);
       const counted = claimed.replay ? 0 : 1;
       lease.run(at + leaseMs, counted, r.id);
-      return { ...claimed, attempts: r.attempts + counted };
+      const bill = billOf.get(r.bill_id) as BillRow | undefined;
+      return { ...claimed, attempts: r.attempts + counted, bill: bill ? toStoredBill(bill) : null };
     });
   });
 

@@ -114,6 +114,11 @@ export interface Notice {
   createdAt: number;
 }
 
+/** A notice taken for delivery, with its bill as the claim read it (null if the bill is gone). */
+export interface ClaimedNotice extends Notice {
+  bill: StoredBill | null;
+}
+
 /** One try to deliver a notice, as the delivery log shows it, and whose it is. */
 export interface NoticeAttempt extends NoticeAttemptView {
   noticeId: string;
@@ -181,6 +186,12 @@ export interface NoticeCount {
 
 /** Messages between the processes that share one store (PostgreSQL LISTEN/NOTIFY). */
 export interface StoreEvents {
+  /**
+   * Present when the store itself announces each status change it commits, in the same commit,
+   * on `channel` as `{from, billId, version}`; `from` is this store's own id. Whoever shares
+   * changes between processes then sends none of its own for them.
+   */
+  statusAnnouncements?: { channel: string; from: string };
   /** Sends `payload` (at most a few KB) to every listener of `channel`, in every process. */
   notify(channel: string, payload: string): Promise<void>;
   /**
@@ -242,7 +253,7 @@ export interface Store {
    * leasing each until `now + leaseMs` so that no other worker takes it meanwhile. A scheduled
    * claim counts in `attempts`; a replay does not (`replay: true`).
    */
-  claimNotices(channel: NoticeChannel, now: number, leaseMs: number, limit: number): Promise<Notice[]>;
+  claimNotices(channel: NoticeChannel, now: number, leaseMs: number, limit: number): Promise<ClaimedNotice[]>;
   /**
    * Records one attempt of a claimed notice in its delivery log and, in the same transaction, what
    * follows: ok → delivered; a failed scheduled attempt → pending at `nextAttemptAt`, or failed

@@ -20,6 +20,8 @@ export interface CrashRunOptions {
   bills: number;
   kills: number;
   seed: number;
+  /** The BFF's database (default: a SQLite file of the run), e.g. a throwaway PostgreSQL's. */
+  databaseUrl?: string;
 }
 
 export interface CrashFigures {
@@ -50,6 +52,7 @@ export async function runCrashScenario(t: TestContext, o: CrashRunOptions): Prom
     NOTICE_LEASE_MS: '1000',
     RECONCILE_INTERVAL_MS: '300',
     REFRESH_WINDOW_MS: '200',
+    ...(o.databaseUrl ? { DATABASE_URL: o.databaseUrl } : {}),
   }, { now: () => Date.now() + offset, random: seeded(o.seed + 1), callbackRetryDelayMs: 150 });
   const { base, sandbox, env } = world;
   let kills = 0;

@@ -9,6 +9,7 @@ import { runHostile } from './hostile.js';
 import { runLoad } from './load.js';
 import { scanBuiltAssets } from './secrets.js';
 import { printFigures } from './support/figures.js';
+import { startPg } from '../server/support/pg.js';
 
 const size = (name: string, fallback: number) => Number(process.env[`SOAK_${name}`] ?? fallback);
 const counts = <T extends object>(f: T) =>
@@ -24,6 +25,16 @@ test('faults: 1,000 bills under requery and callback faults', async (t) => {
 test('crashes: SIGKILL at random moments during a faulty run', async (t) => {
   const f = await runCrashScenario(t, { bills: size('CRASH_BILLS', 1000), kills: size('KILLS', 8), seed: size('SEED', 1) + 7 });
   printFigures('soak-crashes', counts(f));
+  assert.deepEqual([f.wrongOutcomes, f.noticesLost, f.noticesDuplicated, f.wrongViews, f.leaks].map((x) => x.slice(0, 5)), [[], [], [], [], []]);
+});
+
+test('pg crashes: SIGKILL at random moments during a faulty run on PostgreSQL', async (t) => {
+  const cluster = await startPg();
+  t.after(() => cluster.stop());
+  const f = await runCrashScenario(t, {
+    bills: size('CRASH_BILLS', 1000), kills: size('KILLS', 8), seed: size('SEED', 1) + 11, databaseUrl: await cluster.createDatabase(),
+  });
+  printFigures('soak-pg-crashes', counts(f));
   assert.deepEqual([f.wrongOutcomes, f.noticesLost, f.noticesDuplicated, f.wrongViews, f.leaks].map((x) => x.slice(0, 5)), [[], [], [], [], []]);
 });
 

@@ -14,7 +14,8 @@ import type { TestContext } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createLogger } from '../../server/log.js';
-import { createNoticeWorker, defaultBackoff, noticeChannels, RETRY_SCHEDULE_MS } from '../../server/domain/notify/notice-worker.js';
+import { createNoticeWorker, defaultBackoff, noticeChannels, RESPONSE_EXCERPT_BYTES, RETRY_SCHEDULE_MS } from '../../server/domain/notify/notice-worker.js';
+import { nodeHttpClient } from '../../server/platform/node/http-client.js';
 import type { NoticeWorkerOptions, WebhookPayload } from '../../server/domain/notify/notice-worker.js';
 import { verifyWebhook } from '../../server/domain/notify/webhook-signature.js';
 import { createSqliteStore } from '../../server/store/sqlite.js';
@@ -157,6 +158,32 @@ describe('notice worker: webhook', () => {
     await worker.runOnce();
     assert.equal((await store.noticesFor([billId]))[0]?.deliveredAt, T0 + 11);
   });
+
+  // Over both HTTP clients: fetch (the default) and nodeHttpClient cutting long answers (main.ts).
+  for (const [via, http] of [['fetch', undefined], ['node:http', nodeHttpClient({ maxBytes: 1024, overLimit: 'cut' })]] as const) {
+    it(`keeps the first ${RESPONSE_EXCERPT_BYTES} bytes of a merchant's long answer, a character cut in two left out, and counts it delivered (${via})`, async (t) => {
+      const store = await openStore(t);
+      // 199 ASCII bytes, then a 2-byte character across the cut, then a megabyte more.
+      const long = `${'a'.repeat(RESPONSE_EXCERPT_BYTES - 1)}é${'b'.repeat(1024 * 1024)}`;
+      const app = new Hono();
+      app.post('/long', () => new Response(long, { status: 200 }));
+      const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+      await once(server, 'listening');
+      t.after(async () => {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/long`;
+      const worker = createNoticeWorker({ store, webhook: { url, secret: SECRET }, now: clock(T0 + 10).now, log: quiet(), ...(http ? { http } : {}) });
+      const { billId } = await paidBill(store, ['webhook']);
+      assert.equal(await worker.runOnce(), 1);
+      const [notice] = await store.noticesFor([billId]);
+      assert.equal(notice?.state, 'delivered');
+      const [attempt] = await store.noticeAttempts([notice!.id]);
+      assert.equal(attempt?.httpStatus, 200);
+      assert.equal(attempt?.response, 'a'.repeat(RESPONSE_EXCERPT_BYTES - 1));
+    });
+  }
 
   it('gives up on a receiver that does not answer within timeoutMs, and retries later', async (t) => {
     const store = await openStore(t);

@@ -163,6 +163,64 @@ describe('PostgreSQL store', () => {
     assert.deepEqual(got, ['a', 'b', 'c']);
   });
 
+  it('announces a status change in the commit that makes it, once per change, and nothing for an unchanged status', async () => {
+    const { store, schema } = await pgStore();
+    try {
+      await store.migrate();
+      await createdIn(store, 'N1');
+      const { channel, from } = store.events!.statusAnnouncements!;
+      assert.equal(channel, `bill_status_${schema}`);
+      const heard: unknown[] = [];
+      let next!: () => void;
+      const stop = await stores[0]!.events!.listen(channel, (p) => {
+        heard.push(JSON.parse(p));
+        next();
+      });
+      const announced = () => new Promise<void>((resolve) => (next = resolve));
+      let told = announced();
+      await store.applyStatus({ billId: 'N1', record: statusRecord('N1', 1, T0), outcome: 'pending', checkedAt: T0 + 1 }, []);
+      await told;
+      // Unchanged: nothing is told. Then paid: told, with the version a reader of the bill sees.
+      await store.applyStatus({ billId: 'N1', record: statusRecord('N1', 1, T0 + 5), outcome: 'pending', checkedAt: T0 + 6 }, []);
+      told = announced();
+      const paid = await store.applyStatus({ billId: 'N1', record: statusRecord('N1', 2, T0 + 10), outcome: 'paid', checkedAt: T0 + 11 }, ['webhook']);
+      await told;
+      await stop();
+      assert.deepEqual(heard, [
+        { from, billId: 'N1', version: 1 },
+        { from, billId: 'N1', version: paid.bill.statusVersion },
+      ]);
+      assert.equal((await store.getByBillId('N1'))?.statusVersion, paid.bill.statusVersion);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('records the attempts of notices finished together in one batch, each numbered after its own', async () => {
+    const { store } = await pgStore();
+    try {
+      await store.migrate();
+      const ids = ['F1', 'F2', 'F3'];
+      for (const id of ids) {
+        await createdIn(store, id);
+        await store.applyStatus({ billId: id, record: statusRecord(id, 2, T0), outcome: 'paid', checkedAt: T0 + 1 }, ['webhook']);
+      }
+      const claimed = await store.claimNotices('webhook', T0 + 2, 60_000, 10);
+      assert.deepEqual(claimed.map((n) => n.bill?.billId).sort(), ids, 'each notice comes with its bill');
+      const attempt = (ok: boolean) => ({ at: T0 + 3, durationMs: 4, ok, replay: false, httpStatus: ok ? 204 : 500, response: null, error: ok ? null : 'HTTP 500' });
+      // Finished at once, so the second and third wait for the first write and go together; each gets its own answer.
+      const results = await Promise.all(claimed.map((n, i) => store.finishNoticeAttempt(n, { attempt: attempt(i !== 1), nextAttemptAt: T0 + 5_000 })));
+      assert.deepEqual(results.map((r) => [r.noticeId, r.number, r.ok]), claimed.map((n, i) => [n.id, 1, i !== 1]));
+      const again = await store.claimNotices('webhook', T0 + 5_000, 60_000, 10);
+      assert.deepEqual(again.map((n) => n.id), [claimed[1]!.id], 'the failed one is due again');
+      const second = await store.finishNoticeAttempt(again[0]!, { attempt: attempt(true), nextAttemptAt: null });
+      assert.equal(second.number, 2);
+      assert.deepEqual((await store.noticesFor(ids)).map((n) => n.state), ['delivered', 'delivered', 'delivered']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('openStore opens postgres:// migrated, and a bad server fails without echoing the password', async () => {
     const store = await openStore(await cluster.createDatabase());
     try {

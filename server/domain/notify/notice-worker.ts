@@ -9,7 +9,8 @@ import type { BillNotice } from '../bill-view.js';
 import type { WebhookConfig } from '../../config.js';
 import { silentLogger } from '../../log.js';
 import type { Logger } from '../../log.js';
-import type { Notice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
+import type { ClaimedNotice, Notice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
+import type { HttpClient } from '../../upstream/types.js';
 import { signWebhook } from './webhook-signature.js';
 
 export interface NoticeWorkerOptions {
@@ -20,6 +21,9 @@ export interface NoticeWorkerOptions {
   livemode?: boolean;
   /** Channel 'webhook'. */
   webhook: WebhookConfig | null;
+  /** POSTs the webhook (default: `fetch`, of which only an excerpt of each answer is read); main.ts passes nodeHttpClient. */
+  http?: HttpClient;
+  /** The default `http` goes through this fetch (default: the global one). */
   fetch?: typeof fetch;
   now?: () => number;
   random?: () => number;
@@ -43,7 +47,7 @@ export interface NoticeWorker {
   stop(): Promise<void>;
   /** Runs a pass soon (after a bill became final); also before start(), never after stop(). */
   kick(): void;
-  /** One pass over every enabled channel; resolves to the number of notices attempted. */
+  /** One pass over every enabled channel, the endpoint's state read afresh; resolves to the number of notices attempted. */
   runOnce(): Promise<number>;
 }
 
@@ -59,6 +63,7 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 
 /** What the delivery log keeps of the merchant's answer. */
 export const RESPONSE_EXCERPT_BYTES = 200;
+const encoder = new TextEncoder();
 
 /** The body of the webhook POST. */
 export interface WebhookPayload {
@@ -88,8 +93,8 @@ export function defaultBackoff(random: () => number): (attempt: number) => numbe
 }
 
 /** The first RESPONSE_EXCERPT_BYTES of a body as text (a character cut in two is left out); the rest is not read. */
-async function excerpt(response: Response): Promise<string | null> {
-  if (!response.body) return null;
+async function streamExcerpt(response: Response): Promise<string> {
+  if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -109,8 +114,21 @@ async function excerpt(response: Response): Promise<string | null> {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
+  return excerpt(bytes) ?? '';
+}
+
+/** The first RESPONSE_EXCERPT_BYTES of UTF-8 as text, a character cut in two left out; null when empty. */
+function excerpt(bytes: Uint8Array): string | null {
   const text = new TextDecoder().decode(bytes.subarray(0, RESPONSE_EXCERPT_BYTES), { stream: true });
   return text === '' ? null : text;
+}
+
+/** An HttpClient over fetch whose answers' text is their excerpt: a long answer is not read. */
+function fetchExcerpts(doFetch: typeof fetch): HttpClient {
+  return async (url, request) => {
+    const response = await doFetch(url, request);
+    return { status: response.status, headers: response.headers, text: () => streamExcerpt(response) };
+  };
 }
 
 /** The outcome of one POST, for the delivery log. */
@@ -136,7 +154,7 @@ function describe(err: unknown): string {
 
 export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   const { store, onFinal, webhook } = options;
-  const doFetch = options.fetch ?? fetch;
+  const post = options.http ?? fetchExcerpts(options.fetch ?? fetch);
   const now = options.now ?? Date.now;
   const log = (options.log ?? silentLogger).child({ component: 'notice-worker' });
   const leaseMs = options.leaseMs ?? 60_000;
@@ -152,7 +170,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     const timestamp = Math.floor(now() / 1000);
     const secrets = config.secrets?.length ? config.secrets : [config.secret];
     const signatures = await Promise.all(secrets.map((secret) => signWebhook({ secret, id: notice.id, timestamp, body })));
-    const response = await doFetch(config.url, {
+    const response = await post(config.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -165,7 +183,9 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const posted: Posted = { httpStatus: response.status, response: await excerpt(response).catch(() => null) };
+    const text = await response.text().catch(() => '');
+    // Only the excerpt is kept: at most RESPONSE_EXCERPT_BYTES characters hold enough bytes for it.
+    const posted: Posted = { httpStatus: response.status, response: excerpt(encoder.encode(text.slice(0, RESPONSE_EXCERPT_BYTES))) };
     if (response.status < 200 || response.status > 299) throw new WebhookRefused(posted);
     return posted;
   }
@@ -188,14 +208,14 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     }
   }
 
-  async function deliver(notice: Notice): Promise<void> {
+  async function deliver(notice: ClaimedNotice): Promise<void> {
     const fields = { noticeId: notice.id, billId: notice.billId, channel: notice.channel, attempt: notice.attempts, replay: notice.replay };
     const at = now();
     const started = performance.now();
     let posted: Posted | null = null;
     let failure: unknown = null;
     try {
-      const bill = await store.getByBillId(notice.billId);
+      const bill = notice.bill;
       if (!bill) throw new Error('bill not found');
       const view = toBillNotice(bill, options.livemode ?? true);
       if (notice.channel === 'hook') {
@@ -231,6 +251,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     }
     if (gone && webhook) {
       // 410 Gone: the merchant retired this endpoint (Standard Webhooks): stop until re-enabled in the admin.
+      endpoint = { open: false, readAt: performance.now() };
       await store.disableWebhookEndpoint(webhook.url, now(), `HTTP 410 Gone answered notice ${notice.id}`)
         .catch((storeError: unknown) => log.error('disabling the webhook endpoint failed', { error: describe(storeError) }));
       log.warn('merchant webhook answered 410 Gone: endpoint disabled until re-enabled in the admin', fields);
@@ -247,10 +268,19 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     }
   }
 
-  /** Webhook notices wait while the endpoint is disabled (a 410); read each pass, so every instance sees a re-enable. */
-  async function channelOpen(channel: NoticeChannel): Promise<boolean> {
+  /**
+   * Webhook notices wait while the endpoint is disabled (a 410). Its state is read again when it is
+   * older than a poll interval, or for a pass asked for (runOnce): every instance sees a re-enable
+   * within a second, and the passes that follow each other under load do not each read it.
+   */
+  let endpoint: { open: boolean; readAt: number } | null = null;
+  async function channelOpen(channel: NoticeChannel, reread: boolean): Promise<boolean> {
     if (channel !== 'webhook' || !webhook) return true;
-    return (await store.webhookEndpoint(webhook.url)).disabledAt === null;
+    if (reread || !endpoint || performance.now() - endpoint.readAt >= pollIntervalMs) {
+      const readAt = performance.now();
+      endpoint = { open: (await store.webhookEndpoint(webhook.url)).disabledAt === null, readAt };
+    }
+    return endpoint.open;
   }
 
   let stopped = false;
@@ -261,11 +291,11 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   let interval: ReturnType<typeof setInterval> | null = null;
   let soon: ReturnType<typeof setTimeout> | null = null;
 
-  async function pass(): Promise<number> {
+  async function pass(reread: boolean): Promise<number> {
     waiting = false;
     let attempted = 0;
     for (const channel of channels) {
-      if (!(await channelOpen(channel))) continue;
+      if (!(await channelOpen(channel, reread))) continue;
       const notices = await store.claimNotices(channel, now(), leaseMs, BATCH);
       if (notices.length === BATCH) more = true;
       await Promise.all(notices.map(deliver));
@@ -276,8 +306,8 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
 
   // Passes run one after another, never two at once in one worker.
   let chain: Promise<unknown> = Promise.resolve();
-  function runOnce(): Promise<number> {
-    const run = chain.then(pass);
+  function runOnce(reread = true): Promise<number> {
+    const run = chain.then(() => pass(reread));
     chain = run.catch(() => undefined);
     return run;
   }
@@ -286,7 +316,7 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
     if (stopped || waiting) return;
     waiting = true;
     more = false;
-    runOnce()
+    runOnce(false)
       .then(() => {
         if (more) kick();
       })
@@ -316,6 +346,6 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
       await chain;
     },
     kick,
-    runOnce,
+    runOnce: () => runOnce(true),
   };
 }

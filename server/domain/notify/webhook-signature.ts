@@ -58,8 +58,25 @@ function signedContent(id: string, timestamp: string | number, body: string): Ui
   return encoder.encode(`${id}.${timestamp}.${body}`);
 }
 
+// Imported once per secret: an import costs about as much as the signature itself. A process has
+// a few secrets (rotation), so the map stays small; it is emptied should a caller pass many.
+const signingKeys = new Map<string, Promise<CryptoKey>>();
+const MAX_SIGNING_KEYS = 16;
+
+function signingKey(secret: string): Promise<CryptoKey> {
+  let key = signingKeys.get(secret);
+  if (!key) {
+    if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+    key = importKey(secret, 'sign');
+    // A secret that fails to import is not kept: its error is thrown again to the next caller.
+    key.catch(() => signingKeys.delete(secret));
+    signingKeys.set(secret, key);
+  }
+  return key;
+}
+
 export async function signWebhook({ secret, id, timestamp, body }: SignWebhookInput): Promise<string> {
-  const key = await importKey(secret, 'sign');
+  const key = await signingKey(secret);
   const mac = await crypto.subtle.sign('HMAC', key, signedContent(id, Math.trunc(timestamp), body));
   return `v1,${toBase64(mac)}`;
 }

@@ -14,6 +14,8 @@ export interface Hub {
   size(): number;
   /** The bills that have listeners in this process. */
   watched(): string[];
+  /** Whether `billId` has listeners in this process. */
+  watching(billId: string): boolean;
   /** Resolves once changes from other processes arrive (at once for an in-process hub). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export function createHub(): Hub {
     },
     size: () => count,
     watched: () => [...listeners.keys()],
+    watching: (billId) => listeners.has(billId),
     ready: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
@@ -50,7 +53,7 @@ export interface SharedHubOptions {
   /** Tells this process's own messages apart (default: a random UUID). */
   instance?: string;
   /** Sees each change from another process before this process's watchers do (to drop a cached copy). */
-  onRemote?: (view: BillView) => void;
+  onRemote?: (billId: string) => void;
   /**
    * The stored views of these bills, read after the LISTEN connection came back (changes sent
    * while it was down are lost): each is handed to this process's watchers, which skip what they
@@ -64,22 +67,31 @@ export interface VersionedView {
   version: number;
 }
 
+/**
+ * What another process sent: the view itself (a store that does not announce its changes, or a
+ * process of an older version in a rolling upgrade), or the store's announcement of a change.
+ */
 interface Message {
   from: string;
-  view: BillView;
-  /** Absent in messages of a process that runs an older version of this code (a rolling upgrade). */
+  view?: BillView;
+  /** Absent in messages of a process that runs an older version of this code. */
   version?: number;
+  /** The store's announcement: which bill changed, to what version. */
+  billId?: string;
 }
 
 /**
  * The hub across processes (PostgreSQL LISTEN/NOTIFY through the store): a change is delivered
- * locally at once and sent as `{from, view}` to every other process, which hands it to its own
- * watchers. A BillView is a few hundred bytes, well under NOTIFY's 8 KB payload limit.
+ * locally at once. When the store announces the changes it commits (in the same commit, see
+ * StoreEvents.statusAnnouncements), another process drops its cached copy and, if it has watchers
+ * of that bill, reads the bill once and hands it to them. Otherwise the hub sends `{from, view}`
+ * itself; a BillView is a few hundred bytes, well under NOTIFY's 8 KB payload limit.
  */
 export function createSharedHub(events: StoreEvents, options: SharedHubOptions): Hub {
   const { log } = options;
-  const channel = options.channel ?? 'bill_status';
-  const instance = options.instance ?? crypto.randomUUID();
+  const announced = events.statusAnnouncements;
+  const channel = announced?.channel ?? options.channel ?? 'bill_status';
+  const instance = announced?.from ?? options.instance ?? crypto.randomUUID();
   const local = createHub();
   const catchUp = async (billIds = local.watched()) => {
     if (!options.reload || billIds.length === 0) return;
@@ -97,13 +109,23 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
       log.warn('status message is not JSON; ignored', { error });
       return;
     }
-    if (message.from !== instance && typeof message.view?.billId === 'string') {
-      options.onRemote?.(message.view);
+    if (typeof message !== 'object' || message === null || message.from === instance) return;
+    if (message.view === undefined && typeof message.billId === 'string') {
+      const billId = message.billId;
+      options.onRemote?.(billId);
+      if (local.watching(billId)) {
+        catchUp([billId]).catch((error: unknown) => log.warn('reading a changed bill failed', { billId, error }));
+      }
+      return;
+    }
+    const view = message.view;
+    if (typeof view?.billId === 'string') {
+      options.onRemote?.(view.billId);
       if (typeof message.version === 'number') {
-        local.publish(message.view, message.version);
+        local.publish(view, message.version);
       } else {
         // From a process without versions: the stored bill has one (PostgreSQL keeps it).
-        catchUp([message.view.billId]).catch((error: unknown) => log.warn('reading a changed bill failed', { billId: message.view.billId, error }));
+        catchUp([view.billId]).catch((error: unknown) => log.warn('reading a changed bill failed', { billId: view.billId, error }));
       }
     }
   }, onResumed);
@@ -112,8 +134,10 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
     subscribe: local.subscribe,
     size: local.size,
     watched: local.watched,
+    watching: local.watching,
     publish(view, version) {
       local.publish(view, version);
+      if (announced) return; // the store told the others when it committed the change
       events.notify(channel, JSON.stringify({ from: instance, view, version } satisfies Message)).catch((error: unknown) => {
         log.warn('status notify failed; other instances see it on their next requery', { billId: view.billId, error });
       });

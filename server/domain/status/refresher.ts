@@ -28,6 +28,8 @@ export interface RequeryOptions {
   retry?: boolean;
   /** Why the bill is asked about: counted, and stored with the status it brings. */
   reason?: RequeryReason;
+  /** The bill as the caller just read it from the store: news that starts a requery starts from it, not from another read. */
+  known?: StoredBill;
 }
 
 export interface Refresher {
@@ -49,6 +51,8 @@ export interface Refresher {
   /**
    * News (callback, return, cancel): a requery that starts after this call, unless the bill is
    * final. `options` apply to that requery when this call starts it (default reason `callback`).
+   * News takes no claim from the store: another process's requery in flight may have started
+   * before the payment, so waiting for it would only delay this one, and ask the service as often.
    */
   news(billId: string, options?: RequeryOptions): Promise<Refreshed | null>;
   /** Requeries in flight, all bills. */
@@ -68,11 +72,8 @@ export interface RefresherOptions {
   onRequery?: (reason: RequeryReason, result: RequeryResult) => void;
   now: () => number;
   log: Logger;
-  /** How long a claim to requery a bill keeps other processes off it, ms (default 10_000). */
+  /** How long a claim to requery a bill keeps other processes' reads off it, ms (default 10_000). */
   leaseMs?: number;
-  /** News whose bill another process is requerying waits in steps of this, ms (default 20). */
-  waitStepMs?: number;
-  sleep?: (ms: number) => Promise<void>;
   /** Bills cached in memory (default 10_000; 0 turns the cache off). */
   cacheEntries?: number;
 }
@@ -97,8 +98,6 @@ export function createRefresher(options: RefresherOptions): Refresher {
   const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
   const onRequery = options.onRequery ?? (() => undefined);
   const leaseMs = options.leaseMs ?? 10_000;
-  const waitStepMs = options.waitStepMs ?? 20;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const flights = new Map<string, Flight>();
   // In front of the store for reads; every status this process stores goes through it, other
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
@@ -116,25 +115,19 @@ export function createRefresher(options: RefresherOptions): Refresher {
 
   /**
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
-   * bill). News must see a requery that starts after it, so it waits out another's claim.
+   * bill). News requeries whatever others do (see Refresher.news).
    */
-  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason): Promise<Refreshed | null> {
-    const news = maxAgeMs === 'news';
-    const waits = Math.ceil(leaseMs / waitStepMs) + 1;
-    for (let attempt = 0; ; attempt++) {
-      const bill = await load(billId);
-      if (!bill) return null;
-      if (bill.isFinal) return { bill, confirmed: true };
-      const at = now();
-      if (await store.claimRefresh(billId, at, news ? 0 : maxAgeMs, leaseMs)) {
-        try {
-          return await requeryClaimed(billId, bill, retry, reason);
-        } finally {
-          await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
-        }
-      }
-      if (!news || attempt >= waits) return { bill, confirmed: false };
-      await sleep(waitStepMs);
+  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Promise<Refreshed | null> {
+    const bill = known ?? (await load(billId));
+    if (!bill) return null;
+    if (bill.isFinal) return { bill, confirmed: true };
+    if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason);
+    const at = now();
+    if (!(await store.claimRefresh(billId, at, maxAgeMs, leaseMs))) return { bill, confirmed: false };
+    try {
+      return await requeryClaimed(billId, bill, retry, reason);
+    } finally {
+      await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
     }
   }
 
@@ -215,9 +208,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason): Flight {
+  function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Flight {
     const flight: Flight = { promise: Promise.resolve(null), followUp: null };
-    flight.promise = requery(billId, maxAgeMs, retry, reason).finally(() => {
+    flight.promise = requery(billId, maxAgeMs, retry, reason, known).finally(() => {
       const next = flight.followUp;
       if (next) {
         begin(billId, 'news', true, next.reason).promise.then(next.resolve, next.reject);
@@ -253,7 +246,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     news(billId, newsOptions) {
       const flight = flights.get(billId);
       const reason = newsOptions?.reason ?? 'callback';
-      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason).promise;
+      if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason, newsOptions?.known).promise;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;

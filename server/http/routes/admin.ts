@@ -287,7 +287,8 @@ export function adminRoutes(s: Services): Hono {
     const webhook = s.config.webhook;
     if (!webhook) throw new ApiError(404, 'not_found', 'No webhook is configured (MERCHANT_WEBHOOK_URL).');
     const resumed = await s.store.enableWebhookEndpoint(webhook.url, s.now());
-    s.noticeWorker.kick();
+    // A pass that reads the endpoint again: this instance's copy of its state says disabled.
+    s.noticeWorker.runOnce().catch((error: unknown) => s.log.error('notice pass after re-enabling failed', { error }));
     s.log.info('admin: webhook endpoint enabled', { resumed });
     return c.json(await endpointView());
   });

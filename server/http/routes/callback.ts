@@ -49,7 +49,7 @@ export function callbackRoutes(s: Services): Hono {
       s.metrics.callback('refused_mismatch');
       throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');
     }
-    const result = await s.refresher.news(bill.billId, { reason: 'callback' }).catch((error: unknown) => {
+    const result = await s.refresher.news(bill.billId, { reason: 'callback', known: bill }).catch((error: unknown) => {
       s.log.error('callback: refresh failed', { billId: bill.billId, error });
       return null;
     });

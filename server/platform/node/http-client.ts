@@ -13,8 +13,14 @@ function readAnswer(status: number, rawHeaders: string[], text: string): HttpRes
 export interface NodeHttpClientOptions {
   /** Sockets kept per origin between calls (default: no limit, like undici's fetch). */
   maxSockets?: number;
-  /** A longer answer fails the call instead of filling memory (default 4 MiB). */
+  /** A longer answer fails the call instead of filling memory (default 4 MiB); see `overLimit`. */
   maxBytes?: number;
+  /**
+   * What a longer answer does: `fail` the call (default), or `cut` it: the first `maxBytes` are the
+   * answer's text and the rest is not read (its socket is closed). For a caller that keeps only an
+   * excerpt, such as the merchant webhook's delivery log.
+   */
+  overLimit?: 'fail' | 'cut';
   /**
    * An idle kept-alive socket is closed after this, ms, or a second before the server's
    * `Keep-Alive: timeout=` hint if that is sooner (default 4_000, undici's): a socket the server
@@ -34,6 +40,7 @@ export function nodeHttpClient(options: NodeHttpClientOptions = {}): HttpClient 
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? Infinity, timeout: options.idleMs ?? 4_000 };
   const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   const maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+  const cut = options.overLimit === 'cut';
 
   return (target, request) => new Promise<HttpResponse>((resolve, reject) => {
     const url = new URL(target);
@@ -61,21 +68,29 @@ export function nodeHttpClient(options: NodeHttpClientOptions = {}): HttpClient 
       answer = res;
       const chunks: Buffer[] = [];
       let size = 0;
+      const status = res.statusCode ?? 0;
+      const done = (text: string) => settle(() => resolve(readAnswer(status < 200 ? 200 : status, res.rawHeaders, text)));
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) res.destroy(new Error(`the answer is longer than ${maxBytes} bytes`));
-        else chunks.push(chunk);
+        if (size <= maxBytes) {
+          chunks.push(chunk);
+        } else if (cut) {
+          chunks.push(chunk.subarray(0, chunk.length - (size - maxBytes)));
+          done(Buffer.concat(chunks).toString('utf8'));
+          res.destroy();
+        } else {
+          res.destroy(new Error(`the answer is longer than ${maxBytes} bytes`));
+        }
       });
       res.on('error', fail);
       // A connection cut in the middle of the body may only say 'close'.
       res.on('close', () => {
         if (!res.complete) fail(new Error('the connection closed before the answer was complete'));
       });
-      res.on('end', () => settle(() => {
-        const status = res.statusCode ?? 0;
+      res.on('end', () => {
         const empty = status === 204 || status === 304 || status < 200;
-        resolve(readAnswer(status < 200 ? 200 : status, res.rawHeaders, empty ? '' : Buffer.concat(chunks).toString('utf8')));
-      }));
+        done(empty ? '' : Buffer.concat(chunks).toString('utf8'));
+      });
     });
     // Once the answer has begun, the error belongs to it (its 'error' listener reports it).
     const onAbort = () => (answer ?? req).destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));

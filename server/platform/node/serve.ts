@@ -122,6 +122,8 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     notice: { leaseMs: config.noticeLeaseMs },
     clientKey: (c) => clientAddress(getConnInfo(c).remote.address, c.req.header('x-forwarded-for'), config.trustedProxyHops),
     sse: nodeSse,
+    // The delivery log keeps an excerpt of each answer: the rest of a long one is not read.
+    webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),
   });
   await app.ready();
   if (config.metricsToken !== null || config.metricsPort !== null) {

@@ -20,8 +20,14 @@ export interface PgCluster {
 
 let names = 0;
 
-export async function startPg(): Promise<PgCluster> {
-  const { stdout } = await run('bash', [SCRIPT, 'start']);
+export interface PgOptions {
+  /** Server settings (`-c name=value`), e.g. `{ shared_preload_libraries: 'pg_stat_statements' }`. */
+  settings?: Record<string, string>;
+}
+
+export async function startPg(options: PgOptions = {}): Promise<PgCluster> {
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => `${name}=${value}`);
+  const { stdout } = await run('bash', [SCRIPT, 'start', ...settings]);
   const url = /^DATABASE_URL=(.+)$/m.exec(stdout)?.[1];
   const dir = /^PGTEST_DIR=(.+)$/m.exec(stdout)?.[1];
   if (!url || !dir) throw new Error(`pg-test-cluster.sh printed no URL:\n${stdout}`);

@@ -1,0 +1,33 @@
+/**
+ * Group commit for a store's small writes: an item submitted while a write is in flight waits and
+ * goes with the others in the next one. At low load each item is written alone and at once; under
+ * load a burst costs one round trip. `write` answers one result per item, in order; when it fails,
+ * every item of that batch fails with its error.
+ */
+export function coalesce<I, O>(write: (items: I[]) => Promise<O[]>, maxBatch = 100): (item: I) => Promise<O> {
+  let queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
+  let writing = false;
+
+  function flush(): void {
+    if (writing || queue.length === 0) return;
+    const batch = queue.slice(0, maxBatch);
+    queue = queue.slice(maxBatch);
+    writing = true;
+    Promise.resolve()
+      .then(() => write(batch.map((e) => e.item)))
+      .then((results) => {
+        if (results.length !== batch.length) throw new Error(`a batch write answered ${results.length} results for ${batch.length} items`);
+        batch.forEach((e, i) => e.resolve(results[i]!));
+      })
+      .catch((error: unknown) => batch.forEach((e) => e.reject(error)))
+      .finally(() => {
+        writing = false;
+        flush();
+      });
+  }
+
+  return (item) => new Promise<O>((resolve, reject) => {
+    queue.push({ item, resolve, reject });
+    flush();
+  });
+}
