@@ -113,6 +113,26 @@ async function run(store) {
     const pgBefore = postgresCpuMs();
     const cpuHere = process.cpuUsage();
     const start = monoMs();
+    // What PostgreSQL's sessions of the BFFs are doing, sampled every 10 ms while callbacks arrive.
+    const waits = new Map();
+    const sending = { done: false };
+    let samples = 0;
+    let sampling = null;
+    if (db) {
+      const sampler = new pg.Client(env.DATABASE_URL);
+      await sampler.connect();
+      sampling = (async () => {
+        while (!sending.done) {
+          const { rows } = await sampler.query(`SELECT COALESCE(wait_event_type || ':' || wait_event, 'on CPU') AS what, count(*)::int AS n
+            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
+            GROUP BY 1`);
+          samples++;
+          for (const r of rows) waits.set(r.what, (waits.get(r.what) ?? 0) + r.n);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await sampler.end();
+      })();
+    }
     await eachLimited(held, concurrency, async ({ url, body }) => {
       const billId = JSON.parse(body).billId;
       const i = indexOf.get(billId);
@@ -125,6 +145,8 @@ async function run(store) {
       else refused++;
     });
     const seconds = (monoMs() - start) / 1000;
+    sending.done = true;
+    await sampling;
     const usedHere = cpuMs(process.cpuUsage(cpuHere));
     const pgUsed = postgresCpuMs() - pgBefore;
     const cpuAfter = await Promise.all(instances.map((b) => b.call('cpu')));
@@ -137,7 +159,7 @@ async function run(store) {
     if (db) {
       // Every statement of the run and of the notices' delivery after it, counted by the server; this client's own are left out.
       const { rows } = await db.query(`SELECT calls::int, query FROM pg_stat_statements
-        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%'
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_activity%'
         ORDER BY calls DESC`);
       statements = rows;
     }
@@ -169,6 +191,10 @@ async function run(store) {
       report(`${name}.round_trips_per_callback`, calls / count, 'count');
       for (const s of statements.slice(0, 8)) {
         console.log(`#   ${(s.calls / count).toFixed(3)} per callback: ${s.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+      }
+      // Sessions busy per sample, by what they were doing: on CPU, or waiting (for the WAL flush, a lock, the client…).
+      for (const [what, n] of [...waits].sort((a, b) => b[1] - a[1]).slice(0, 6)) {
+        report(`${name}.sessions.${what.replace(/[^A-Za-z0-9]+/g, '_').toLowerCase()}`, n / samples, 'mean');
       }
       goal(`${name}.round_trips_per_callback`, calls / count <= 3, 3, 'count');
     }

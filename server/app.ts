@@ -137,13 +137,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       log,
       onRemote: (billId) => refresher.forget(billId),
       reload: async (billIds) => {
-        const views: VersionedView[] = [];
-        for (const billId of billIds) {
+        const bills = await Promise.all(billIds.map((billId) => {
           refresher.forget(billId);
-          const bill = await store.getByBillId(billId);
-          if (bill) views.push({ view: toBillView(bill), version: bill.statusVersion });
-        }
-        return views;
+          return store.getByBillId(billId);
+        }));
+        return bills.flatMap((bill): VersionedView[] => (bill ? [{ view: toBillView(bill), version: bill.statusVersion }] : []));
       },
     })
     : createHub();

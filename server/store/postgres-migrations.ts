@@ -155,18 +155,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 5,
     name: 'one round trip per status change and per batch of notice attempts',
     // Each function is one statement from the client: what used to be a transaction of five to
-    // eight round trips (lock, read, update, history, notices, notify) is one, and a batch of
-    // delivery-log entries is one. They run the same steps in the same order as before; each
-    // statement inside sees rows committed before it (READ COMMITTED), as separate ones did.
+    // eight round trips (lock, read, update, history, notices) is one, and a batch of delivery-log
+    // entries is one. They run the same steps in the same order as before; each statement inside
+    // sees rows committed before it (READ COMMITTED), as separate ones did. No NOTIFY in here: a
+    // transaction that notifies holds the database's notify lock through its commit's WAL flush,
+    // so commits would wait for each other's flush instead of sharing one (see postgres.ts).
     sql: `
       -- A status the service gave for a bill: stored unless final already, or older than the stored
       -- one while still pending. A first payment of an order is the payment; a later one is a
-      -- duplicate. A change is kept in the history and announced on p_channel as
-      -- {"from","billId","version"} (NOTIFY is sent at commit, so only a committed change is told).
+      -- duplicate. A change is kept in the history.
       CREATE FUNCTION bc_apply_status(
         p_bill_id TEXT, p_status INTEGER, p_status_name TEXT, p_outcome TEXT, p_date_time BIGINT,
-        p_checked_at BIGINT, p_reason TEXT, p_notice_ids TEXT[], p_notice_channels TEXT[],
-        p_channel TEXT, p_from TEXT
+        p_checked_at BIGINT, p_reason TEXT, p_notice_ids TEXT[], p_notice_channels TEXT[]
       ) RETURNS TABLE (bill JSONB, changed BOOLEAN, became_final BOOLEAN) LANGUAGE plpgsql AS $fn$
       DECLARE
         b bills%ROWTYPE;
@@ -204,9 +204,6 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         IF v_changed THEN
           INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
             VALUES (b.merchant_reference, p_checked_at, 'status', p_reason, p_status, p_status_name, p_outcome);
-          IF p_channel IS NOT NULL THEN
-            PERFORM pg_notify(p_channel, json_build_object('from', p_from, 'billId', p_bill_id, 'version', b.status_version)::text);
-          END IF;
         END IF;
         IF v_final THEN
           INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)

@@ -3,9 +3,11 @@
 // constraints (INSERT … ON CONFLICT DO NOTHING), so concurrent instances agree without retries.
 // Notices are claimed with FOR UPDATE SKIP LOCKED; requery claims are a leased column updated in
 // one statement; `exclusive` is a session advisory lock; `events` is LISTEN/NOTIFY.
-// The hot path is one round trip per write: a status change is one call of bc_apply_status (its
-// announcement to other instances included), and notice attempts finished together are one call
-// of bc_finish_notice_attempts (coalesce.ts), both in migration 5.
+// The hot path is one round trip per write: a status change is one call of bc_apply_status, and
+// notice attempts finished together are one call of bc_finish_notice_attempts (both in migration
+// 5). Status changes committed together are announced to other instances in one NOTIFY after
+// their commits (coalesce.ts): a transaction that notifies holds the database's notify lock until
+// its commit is flushed, which made every status change wait for the one before (600 callbacks/s).
 
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
@@ -35,6 +37,12 @@ export interface PostgresStoreOptions {
 const MAX_ERROR_LENGTH = 500;
 /** SQLSTATE of bc_apply_status when the bill is not there. */
 const NO_DATA_FOUND = 'P0002';
+
+/** One entry of a status announcement (StoreEvents.statusAnnouncements). */
+interface StatusChange {
+  billId: string;
+  version: number;
+}
 
 interface FinishItem {
   notice: Pick<Notice, 'id' | 'channel' | 'replay'>;
@@ -103,8 +111,8 @@ export function createPostgresStore(connectionString: string, options: PostgresS
   // An idle client whose server went away: the next query reports it; this must not crash the process.
   pool.on('error', onError);
   const listeners = new Set<() => Promise<void>>();
-  // Status changes are announced on this channel by bc_apply_status; NOTIFY reaches the whole
-  // database, so stores in other schemas of it (tests) use their own.
+  // Status changes are announced on this channel; NOTIFY reaches the whole database, so stores in
+  // other schemas of it (tests) use their own.
   const statusChannel = schema ? `bill_status_${schema}` : 'bill_status';
   const instance = crypto.randomUUID();
 
@@ -133,6 +141,13 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
     return bill;
   }
+
+  // Changes announced while a NOTIFY is in flight go together in the next (coalesce.ts); a payload
+  // of 50 stays far under NOTIFY's 8,000 bytes.
+  const announce = coalesce(async (changes: StatusChange[]) => {
+    await pool.query('SELECT pg_notify($1, $2)', [statusChannel, JSON.stringify({ from: instance, changes })]);
+    return changes.map(() => undefined);
+  }, 50);
 
   // Attempts finished while a batch is being written go together in the next (coalesce.ts).
   const finishAttempt = coalesce(async (items: FinishItem[]): Promise<NoticeAttempt[]> => {
@@ -276,14 +291,14 @@ export function createPostgresStore(connectionString: string, options: PostgresS
 
     async applyStatus({ billId, record, outcome, checkedAt, reason = null }, channels, onCommitted) {
       // One statement (bc_apply_status, migration 5), its own transaction: PostgreSQL's commit is
-      // its sync, visible and durable at once, and the change is announced in the same commit.
+      // its sync, visible and durable at once. Then the change is announced, not waited for.
       const unique = [...new Set(channels)];
       let rows: QueryResultRow[];
       try {
         ({ rows } = await pool.query(
-          'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+          'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9)',
           [billId, record.status, record.statusName, outcome, record.dateTime, checkedAt, reason,
-            unique.map((channel) => noticeId(billId, channel)), unique, statusChannel, instance],
+            unique.map((channel) => noticeId(billId, channel)), unique],
         ));
       } catch (error) {
         if ((error as { code?: string }).code === NO_DATA_FOUND) throw new BillNotFoundError(`No bill with bill_id "${billId}"`);
@@ -291,6 +306,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       }
       const row = rows[0]!;
       const result: ApplyStatusResult = { bill: toBill(row.bill as QueryResultRow), changed: row.changed === true, becameFinal: row.became_final === true };
+      if (result.changed) announce({ billId, version: result.bill.statusVersion }).catch(onError);
       try {
         onCommitted?.(result);
       } catch {

@@ -187,9 +187,9 @@ export interface NoticeCount {
 /** Messages between the processes that share one store (PostgreSQL LISTEN/NOTIFY). */
 export interface StoreEvents {
   /**
-   * Present when the store itself announces each status change it commits, in the same commit,
-   * on `channel` as `{from, billId, version}`; `from` is this store's own id. Whoever shares
-   * changes between processes then sends none of its own for them.
+   * Present when the store itself announces the status changes it commits, soon after each commit,
+   * on `channel` as `{from, changes: [{billId, version}, …]}`; `from` is this store's own id.
+   * Whoever shares changes between processes then sends none of its own for them.
    */
   statusAnnouncements?: { channel: string; from: string };
   /** Sends `payload` (at most a few KB) to every listener of `channel`, in every process. */

@@ -163,7 +163,7 @@ describe('PostgreSQL store', () => {
     assert.deepEqual(got, ['a', 'b', 'c']);
   });
 
-  it('announces a status change in the commit that makes it, once per change, and nothing for an unchanged status', async () => {
+  it('announces each status change once it is committed, and nothing for an unchanged status', async () => {
     const { store, schema } = await pgStore();
     try {
       await store.migrate();
@@ -187,8 +187,8 @@ describe('PostgreSQL store', () => {
       await told;
       await stop();
       assert.deepEqual(heard, [
-        { from, billId: 'N1', version: 1 },
-        { from, billId: 'N1', version: paid.bill.statusVersion },
+        { from, changes: [{ billId: 'N1', version: 1 }] },
+        { from, changes: [{ billId: 'N1', version: paid.bill.statusVersion }] },
       ]);
       assert.equal((await store.getByBillId('N1'))?.statusVersion, paid.bill.statusVersion);
     } finally {

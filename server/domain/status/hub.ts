@@ -76,15 +76,15 @@ interface Message {
   view?: BillView;
   /** Absent in messages of a process that runs an older version of this code. */
   version?: number;
-  /** The store's announcement: which bill changed, to what version. */
-  billId?: string;
+  /** The store's announcement: which bills changed, to what versions. */
+  changes?: { billId?: unknown; version?: unknown }[];
 }
 
 /**
  * The hub across processes (PostgreSQL LISTEN/NOTIFY through the store): a change is delivered
- * locally at once. When the store announces the changes it commits (in the same commit, see
- * StoreEvents.statusAnnouncements), another process drops its cached copy and, if it has watchers
- * of that bill, reads the bill once and hands it to them. Otherwise the hub sends `{from, view}`
+ * locally at once. When the store announces the changes it commits (StoreEvents.statusAnnouncements),
+ * another process drops its cached copies and reads the bills it has watchers of, once each, for
+ * them. Otherwise the hub sends `{from, view}`
  * itself; a BillView is a few hundred bytes, well under NOTIFY's 8 KB payload limit.
  */
 export function createSharedHub(events: StoreEvents, options: SharedHubOptions): Hub {
@@ -110,12 +110,14 @@ export function createSharedHub(events: StoreEvents, options: SharedHubOptions):
       return;
     }
     if (typeof message !== 'object' || message === null || message.from === instance) return;
-    if (message.view === undefined && typeof message.billId === 'string') {
-      const billId = message.billId;
-      options.onRemote?.(billId);
-      if (local.watching(billId)) {
-        catchUp([billId]).catch((error: unknown) => log.warn('reading a changed bill failed', { billId, error }));
+    if (message.view === undefined && Array.isArray(message.changes)) {
+      const watched: string[] = [];
+      for (const { billId } of message.changes) {
+        if (typeof billId !== 'string') continue;
+        options.onRemote?.(billId);
+        if (local.watching(billId)) watched.push(billId);
       }
+      catchUp(watched).catch((error: unknown) => log.warn('reading changed bills failed', { billIds: watched, error }));
       return;
     }
     const view = message.view;
