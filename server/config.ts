@@ -73,6 +73,13 @@ export interface Config {
   maxSsePerClient: number;
   /** Reverse proxies in front of the BFF that append to X-Forwarded-For (0: clients connect directly). */
   trustedProxyHops: number;
+  /**
+   * How long an idle keep-alive connection is kept for the client's next request, ms
+   * (KEEP_ALIVE_TIMEOUT_MS). Longer than the idle timeout of the load balancer or reverse proxy
+   * that pools connections to the BFF: it closes first, and never sends a request on a connection
+   * the BFF is closing (which it would answer 502; a browser sends a GET again). Used by serveBillCheckout.
+   */
+  keepAliveTimeoutMs: number;
   /** How long a merchant notice claimed by a process that died waits before another takes it. */
   noticeLeaseMs: number;
   /** Bearer token of GET /metrics (METRICS_TOKEN, at least 32 characters); null: /metrics answers 404. */
@@ -271,6 +278,8 @@ export function loadConfig(env: Env): Config {
     maxSseConnections: int(env, 'MAX_SSE_CONNECTIONS', 20_000, 1),
     maxSsePerClient: int(env, 'MAX_SSE_PER_CLIENT', 100, 1),
     trustedProxyHops: int(env, 'TRUSTED_PROXY_HOPS', 0),
+    // Above AWS ALB's and nginx's 60 s (Node's own default, 5 s, is below both: their 502s).
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000),
     noticeLeaseMs: int(env, 'NOTICE_LEASE_MS', 60_000, 1000),
     metricsToken,
     metricsPort,

@@ -29,6 +29,8 @@ export async function startBff(options) {
     ALLOWED_ORIGINS: '*',
     ...options.env,
   });
+  // As serveBillCheckout sets it: idle keep-alive connections outlive the clients' own idle timeout.
+  served.server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const store = await openStore(config.databaseUrl);
   // As main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
   const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256);

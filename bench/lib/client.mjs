@@ -22,17 +22,57 @@ export async function createBills(bffUrl, count, concurrency = 16) {
   return bills;
 }
 
-/** One request; resolves to { status, body } (text). */
-export function request(url, { method = 'GET', agent, headers = {}, body } = {}) {
+/** Methods a browser sends again on its own: the request changes nothing on the server. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** When each kept-alive socket last finished an answer: how long it idled before its next request. */
+const answeredAt = new WeakMap();
+
+/**
+ * One request; resolves to { status, body } (text), and `retried`: the first attempt's error when
+ * it was sent twice (below). An error it rejects with carries `reusedSocket`, `idleMs` (how long
+ * that kept-alive socket had been idle; null on a new one) and `answerBegan`.
+ *
+ * As a browser does it (Chromium and Firefox both): an idempotent request whose reused keep-alive
+ * connection is closed or reset before any byte of the answer arrived is sent once more, on a new
+ * connection. The server may close an idle connection just as the client reuses it (its keep-alive
+ * timeout ran out while the client's event loop was busy): the request never reached it. Nothing
+ * else is retried: a POST, an error on a new connection, or one after the answer began fails.
+ */
+export function request(url, options = {}) {
+  const method = options.method ?? 'GET';
+  return attempt(url, { ...options, method }).catch((error) => {
+    if (!error.reusedSocket || error.answerBegan || !IDEMPOTENT.has(method) || !['ECONNRESET', 'EPIPE'].includes(error.code)) throw error;
+    // `agent: false`: a connection of its own, as the agent's other idle sockets may be as stale.
+    return attempt(url, { ...options, method, agent: false }).then((answer) => ({ ...answer, retried: error }));
+  });
+}
+
+function attempt(url, { method, agent, headers = {}, body }) {
   return new Promise((resolve, reject) => {
+    let idleMs = null;
+    let socket = null;
+    let readBefore = 0;
+    const fail = (error) => reject(Object.assign(error, {
+      reusedSocket: req.reusedSocket, idleMs, answerBegan: socket !== null && socket.bytesRead > readBefore,
+    }));
     const req = http.request(url, { method, agent, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-      res.on('error', reject);
+      res.on('end', () => {
+        if (socket) answeredAt.set(socket, monoMs());
+        resolve({ status: res.statusCode, body: text });
+      });
+      res.on('error', fail);
     });
-    req.on('error', reject);
+    req.on('socket', (s) => {
+      socket = s;
+      readBefore = s.bytesRead;
+      const at = req.reusedSocket ? answeredAt.get(s) : undefined;
+      if (at !== undefined) idleMs = monoMs() - at;
+    });
+    req.on('error', fail);
     req.end(body);
   });
 }

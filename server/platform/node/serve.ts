@@ -146,6 +146,11 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
 
   // createAdaptorServer makes a node:http server unless told to make another kind.
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // An idle connection outlives its client's idle timeout (KEEP_ALIVE_TIMEOUT_MS, 65 s): with
+  // Node's 5 s a balancer that pools connections for 60 s sends polls on connections the BFF is
+  // closing, and answers them 502. Only the idle time between requests: Node's headersTimeout
+  // (60 s) and requestTimeout (300 s) count from a request's first byte, so they stay as they are.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
   await listen(server, config.port, config.host);
   const { url, port } = urlOf(server);
   // An operator's private port: GET /metrics without a token, nothing else.
