@@ -2,6 +2,7 @@
 import type { BillBook } from './bills.js';
 import type { CustomerBook } from './customers.js';
 import type { Dialect } from './dialect.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { TimerSet } from './timers.js';
 import type { Faults, SandboxStats } from './types.js';
 
@@ -11,12 +12,15 @@ export interface Core {
   publicUrl: string | null;
   pageBase: 0 | 1;
   dialect: Dialect;
+  /** The sandbox's clock (the true time plus its offset). */
   now: () => number;
   random: () => number;
   book: BillBook;
   customers: CustomerBook;
   faults: () => Faults;
   stats: SandboxStats;
+  /** Counts requests per operation for the `rateLimit` fault. */
+  limiter: RateLimiter;
   /** Latency and hang timers of responses. */
   timers: TimerSet;
 }

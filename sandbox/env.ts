@@ -1,8 +1,9 @@
 // `npm run sandbox` settings from an environment record (main.ts passes process.env): where it
 // listens, and the dialect and options that make it play a service that chose differently.
 import { isDecimal } from '../contract/decimal.js';
+import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { SANDBOX_SIGNERS, STATUS_KEYS, resolveDialect, type Dialect, type StatusCodes, type StatusKey } from './dialect.js';
-import type { SandboxOptions } from './types.js';
+import { OPS, type Faults, type Op, type SandboxOptions } from './types.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -29,6 +30,22 @@ function whole(env: Env, name: string, min: number, max = Number.MAX_SAFE_INTEGE
     throw new SandboxConfigError(`${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got "${v}"`);
   }
   return Number(v);
+}
+
+/** `requery=10,create=5`: the `rateLimit` fault, requests per second per operation. */
+function rateLimit(env: Env): Partial<Record<Op, number>> | undefined {
+  const v = text(env, 'SANDBOX_RATE_LIMIT');
+  if (v === undefined) return undefined;
+  const out: Partial<Record<Op, number>> = {};
+  for (const part of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z]+)\s*=\s*(\d{1,7})$/i.exec(part);
+    const op = m?.[1]?.toLowerCase();
+    if (!m || !(OPS as readonly string[]).includes(op!) || Number(m[2]) > 1_000_000) {
+      throw new SandboxConfigError(`SANDBOX_RATE_LIMIT must be operation=requests-per-second pairs with operations ${OPS.join(', ')} and at most 1000000, e.g. "requery=10,create=5"; got "${part}"`);
+    }
+    out[op as Op] = Number(m[2]);
+  }
+  return out;
 }
 
 function statuses(env: Env): Partial<StatusCodes> | undefined {
@@ -113,6 +130,19 @@ export function sandboxSettingsFromEnv(env: Env): SandboxSettings {
   }
   const currency = text(env, 'SANDBOX_CURRENCY');
   if (currency !== undefined) options.currency = currency;
+  const offset = text(env, 'SANDBOX_CLOCK_OFFSET_MS');
+  if (offset !== undefined) {
+    if (!/^[-+]?\d{1,15}$/.test(offset) || Math.abs(Number(offset)) > MAX_CLOCK_OFFSET_MS) {
+      throw new SandboxConfigError(`SANDBOX_CLOCK_OFFSET_MS must be a whole number of milliseconds from -${MAX_CLOCK_OFFSET_MS} to ${MAX_CLOCK_OFFSET_MS} (negative: behind), got "${offset}"`);
+    }
+    options.clockOffsetMs = Number(offset);
+  }
+  const faults: Partial<Faults> = {};
+  const limits = rateLimit(env);
+  if (limits) faults.rateLimit = limits;
+  const retryAfter = whole(env, 'SANDBOX_RETRY_AFTER_S', 0, 3600);
+  if (retryAfter !== undefined) faults.retryAfterS = retryAfter;
+  if (Object.keys(faults).length > 0) options.faults = faults;
   return { port, publicUrl, options };
 }
 

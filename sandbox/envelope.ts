@@ -8,12 +8,13 @@ export const Code = {
   invalidRequest: 1003,
   notFound: 1004,
   notCancellable: 1005,
+  rateLimited: 1006,
   internal: 1500,
 } as const;
 export type Code = (typeof Code)[keyof typeof Code];
 
 const HTTP_STATUS: Record<Code, number> = {
-  0: 200, 1001: 401, 1002: 401, 1003: 400, 1004: 404, 1005: 409, 1500: 500,
+  0: 200, 1001: 401, 1002: 401, 1003: 400, 1004: 404, 1005: 409, 1006: 429, 1500: 500,
 };
 
 /** A refusal with its envelope code; routes turn it into an error envelope. */

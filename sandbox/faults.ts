@@ -19,6 +19,8 @@ export function noFaults(): Faults {
     callbackReorderWindowMs: 0,
     lies: {},
     cancelNoOpRate: 0,
+    rateLimit: {},
+    retryAfterS: 1,
   };
 }
 
@@ -26,6 +28,12 @@ const rate = z.number().min(0).max(1);
 const ms = z.number().int().min(0).max(600_000);
 const perOp = z.strictObject({
   create: rate.optional(), list: rate.optional(), requery: rate.optional(), cancel: rate.optional(), bind: rate.optional(),
+});
+// Requests per second; 0 lifts an operation's limit (a merge cannot delete a member).
+const perSecond = z.number().int().min(0).max(1_000_000);
+const perOpLimit = z.strictObject({
+  create: perSecond.optional(), list: perSecond.optional(), requery: perSecond.optional(),
+  cancel: perSecond.optional(), bind: perSecond.optional(),
 });
 // Linear (no nested quantifiers), so a 200,000-digit amount is checked at once. It is a JSON
 // number's text because create writes it raw.
@@ -56,6 +64,8 @@ const faultsPatch = z.strictObject({
   callbackReorderWindowMs: ms.optional(),
   lies: lies.optional(),
   cancelNoOpRate: rate.optional(),
+  rateLimit: perOpLimit.optional(),
+  retryAfterS: z.number().int().min(0).max(3600).optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */
@@ -77,6 +87,7 @@ export function mergeFaults(base: Faults, patch: Partial<Faults>): Faults {
     timeoutRate: { ...base.timeoutRate, ...patch.timeoutRate },
     malformedRate: { ...base.malformedRate, ...patch.malformedRate },
     lies: { ...base.lies, ...patch.lies },
+    rateLimit: { ...base.rateLimit, ...patch.rateLimit },
   };
 }
 

@@ -23,6 +23,8 @@ const sandbox = createSandbox(options);
 const server = serve({ fetch: sandbox.app.fetch, port }, (info) => {
   console.log(`Sandbox of the bill payment service on http://localhost:${info.port} (bills at ${publicUrl}/pay/...)`);
   console.log(`Sandbox ${describeDialect(process.env)}`);
+  if (options.clockOffsetMs) console.log(`Sandbox clock: ${Math.abs(options.clockOffsetMs)} ms ${options.clockOffsetMs > 0 ? 'ahead of' : 'behind'} this machine's`);
+  if (options.faults) console.log(`Sandbox faults: ${JSON.stringify(options.faults)}`);
 });
 
 function stop(): void {

@@ -4,6 +4,7 @@ import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from './credentials.js';
 import { isDecimal } from '../contract/decimal.js';
 import { BillBook, statusRecord } from './bills.js';
 import { CallbackSender } from './callbacks.js';
+import { MAX_CLOCK_OFFSET_MS, SandboxClock, parseClockOffset } from './clock.js';
 import { controlRoutes } from './control.js';
 import type { Core } from './core.js';
 import { CustomerBook } from './customers.js';
@@ -11,6 +12,7 @@ import { resolveDialect } from './dialect.js';
 import { Code, fail } from './envelope.js';
 import { mergeFaults, noFaults, parseFaults } from './faults.js';
 import { payRoutes } from './pay-routes.js';
+import { RateLimiter } from './rate-limit.js';
 import { serviceRoutes } from './service-routes.js';
 import { TimerSet } from './timers.js';
 import { OPS, type Faults, type Op, type Sandbox, type SandboxOptions, type SandboxStats } from './types.js';
@@ -19,14 +21,31 @@ export {
   DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
   type StatusKey,
 } from './dialect.js';
-export type { CallbackAttempt, Faults, Lie, Op, Sandbox, SandboxOptions, SandboxStats, StatusRecordWire } from './types.js';
+export type {
+  CallbackAttempt, Faults, Lie, Op, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
+} from './types.js';
+
+function perOp(): Record<Op, number> {
+  return Object.fromEntries(OPS.map((op) => [op, 0])) as Record<Op, number>;
+}
 
 function emptyStats(): SandboxStats {
-  return { calls: Object.fromEntries(OPS.map((op) => [op, 0])) as Record<Op, number>, requeryByBill: {}, callbacks: [] };
+  return { calls: perOp(), throttled: perOp(), requeryByBill: {}, callbacks: [] };
+}
+
+/** The option's offset; a TypeError, as for the other malformed options. */
+function initialOffset(ms: number | undefined): number {
+  if (ms === undefined) return 0;
+  if (!Number.isSafeInteger(ms) || Math.abs(ms) > MAX_CLOCK_OFFSET_MS) {
+    throw new TypeError(`clockOffsetMs must be a whole number of milliseconds from -${MAX_CLOCK_OFFSET_MS} to ${MAX_CLOCK_OFFSET_MS}, got ${ms}`);
+  }
+  return ms;
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const now = options.now ?? (() => Date.now());
+  const startOffsetMs = initialOffset(options.clockOffsetMs);
+  const clock = new SandboxClock(options.now ?? (() => Date.now()), startOffsetMs);
+  const { now } = clock;
   const random = options.random ?? Math.random;
   const gcRate = options.gcRate ?? '0.0125';
   if (!isDecimal(gcRate)) throw new TypeError(`gcRate must be decimal text, got "${gcRate}"`);
@@ -34,6 +53,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const initialFaults = options.faults ? parseFaults(options.faults) : {};
   let faults: Faults = mergeFaults(noFaults(), initialFaults);
   let stats = emptyStats();
+  const limiter = new RateLimiter(now);
   const events = new EventTarget();
 
   const callbacks = new CallbackSender({
@@ -74,6 +94,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     get stats() {
       return stats;
     },
+    limiter,
     timers: responseTimers,
   };
 
@@ -95,6 +116,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     faults: () => structuredClone(faults),
     stats: () => structuredClone(stats),
+    clock: () => ({ now: now(), offsetMs: clock.offsetMs }),
+    setClockOffset: (ms) => {
+      clock.offsetMs = parseClockOffset(ms);
+    },
     reset: () => {
       callbacks.stop();
       responseTimers.clear();
@@ -102,6 +127,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       customers.clear();
       faults = noFaults();
       stats = emptyStats();
+      limiter.clear();
+      clock.offsetMs = startOffsetMs;
     },
     events,
     idle: () => callbacks.idle(),
@@ -113,6 +140,19 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   const app = new Hono();
+  // Every answer is dated by the sandbox's clock, not by Node's (which adds the real time only
+  // when a response has no Date of its own).
+  app.use(async (c, next) => {
+    await next();
+    const date = new Date(now()).toUTCString();
+    try {
+      c.res.headers.set('date', date);
+    } catch {
+      // Immutable headers (e.g. Response.redirect): the same answer with copied headers.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set('date', date);
+    }
+  });
   app.route('/', serviceRoutes(core));
   app.route('/pay', payRoutes(core));
   // Controls pay any bill without its page: only where the sandbox is a development tool.

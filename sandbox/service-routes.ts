@@ -43,6 +43,14 @@ function billIdOf(body: unknown): string {
 async function operation(core: Core, op: Op, req: Request, run: (body: string, f: Faults) => unknown): Promise<Response> {
   core.stats.calls[op]++;
   const f = core.faults();
+  // The limit is the gateway's, in front of everything: a refused request waits for no latency,
+  // is not authenticated and does nothing.
+  if (core.limiter.refuse(op, f.rateLimit[op])) {
+    core.stats.throttled[op]++;
+    const res = fail(Code.rateLimited, `Rate limit exceeded: ${f.rateLimit[op]} ${op} requests per second`);
+    res.headers.set('retry-after', String(f.retryAfterS));
+    return res;
+  }
   if (f.latencyMs > 0) await core.timers.sleep(f.latencyMs);
   if (rollFor(core.random, f.errorRate, op)) return fail(Code.internal, 'Injected error', 500);
   if (rollFor(core.random, f.timeoutRate, op)) {

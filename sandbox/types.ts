@@ -42,6 +42,14 @@ export interface Faults {
   lies: Partial<Record<'create' | 'requery', Lie>>;
   /** 0..1: cancel answers as a successful cancel would, but the bill stays pending. */
   cancelNoOpRate: number;
+  /**
+   * Requests allowed per second, per operation (fixed one-second windows on the sandbox's clock);
+   * beyond it HTTP 429, code 1006, `Retry-After: retryAfterS`, before anything is done. 0 or
+   * absent: no limit.
+   */
+  rateLimit: Partial<Record<Op, number>>;
+  /** Whole seconds in the `Retry-After` of a 429. */
+  retryAfterS: number;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
@@ -68,9 +76,18 @@ export interface CallbackAttempt {
 }
 
 export interface SandboxStats {
+  /** Requests received per operation, refused ones included. */
   calls: Record<Op, number>;
+  /** Requests refused with 429 by the `rateLimit` fault, per operation. */
+  throttled: Record<Op, number>;
   requeryByBill: Record<string, number>;
   callbacks: CallbackAttempt[];
+}
+
+export interface SandboxClockState {
+  /** Unix milliseconds on the sandbox's clock. */
+  now: number;
+  offsetMs: number;
 }
 
 export interface SandboxOptions {
@@ -79,7 +96,13 @@ export interface SandboxOptions {
   secret?: string;
   /** Base of billUrl, e.g. http://localhost:8787/sandbox; default: the request's origin + mount path. */
   publicUrl?: string;
+  /** The true time; the sandbox's clock is this plus `clockOffsetMs`. */
   now?: () => number;
+  /**
+   * How far the sandbox's clock runs ahead of `now` (negative: behind), in whole milliseconds:
+   * expiredOn, dateTime, expiry, rate-limit windows and the `Date` header follow it. Default 0.
+   */
+  clockOffsetMs?: number;
   random?: () => number;
   billLifetimeMs?: number;
   currency?: string;
@@ -112,7 +135,11 @@ export interface Sandbox {
   resetFaults(): void;
   faults(): Faults;
   stats(): SandboxStats;
-  /** Clears bills, customers, faults, stats and scheduled callbacks. */
+  /** The sandbox's clock: its time now and its offset from the true time. */
+  clock(): SandboxClockState;
+  /** Moves the sandbox's clock `offsetMs` from the true time; throws SandboxError 1003 when not a whole number in range. */
+  setClockOffset(offsetMs: number): void;
+  /** Clears bills, customers, faults, stats, rate-limit windows and scheduled callbacks; the clock goes back to `clockOffsetMs`. */
   reset(): void;
   /** 'callback' events: CustomEvent<CallbackAttempt>, one per attempt. */
   readonly events: EventTarget;

@@ -21,7 +21,7 @@ import { crossSiteGuard } from './http/middleware/cross-site.js';
 import { jsonErrors, notFound } from './http/json-errors.js';
 import { errorBody } from './http/errors.js';
 import { pageSecurityHeaders } from './http/middleware/security-headers.js';
-import { SERVER_TIME_HEADER } from './http/middleware/server-time.js';
+import { SERVER_TIME_HEADER, SERVICE_TIME_HEADER } from './http/middleware/server-time.js';
 import { createNoticeWorker, noticeChannels } from './domain/notify/notice-worker.js';
 import type { NoticeWorker, NoticeWorkerOptions } from './domain/notify/notice-worker.js';
 import { orderLookup } from './domain/orders/order-lookup.js';
@@ -120,10 +120,15 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     // Without a way to tell clients apart, every stream would count as one client's.
     options.clientKey ? config.maxSsePerClient : Infinity,
   );
-  const metrics = createMetrics({ store: options.store, sseConnections: () => streams.size(), now });
+  const metrics = createMetrics({
+    store: options.store, sseConnections: () => streams.size(), now,
+    ...(options.upstream.budget ? { budget: options.upstream.budget } : {}),
+    ...(options.upstream.clock ? { clock: options.upstream.clock } : {}),
+  });
   const store = instrumentStore(options.store, metrics);
   const service = instrumentUpstream(options.upstream, { metrics, now });
   const upstream = service.api;
+  const serviceClock = options.upstream.clock;
   const alerts = createAlerts(log, (kind) => metrics.answerMismatch(kind));
   const onFinal = hooks.onFinal?.bind(hooks);
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
@@ -156,6 +161,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     onBecameFinal: () => noticeWorker.kick(),
     onRequery: (reason, result) => metrics.requery(reason, result),
+    ...(serviceClock ? { serviceNow: serviceClock.now } : {}),
     // Short: a process that died mid-requery holds its bill off the others no longer than this.
     leaseMs: config.upstream.timeoutMs,
   });
@@ -173,11 +179,12 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({
     now,
+    ...(serviceClock ? { serviceNow: serviceClock.now } : {}),
     cors: {
       origins: config.allowedOrigins,
       allowMethods: ['GET', 'POST', 'OPTIONS'],
       allowHeaders: ['Content-Type', 'Idempotency-Key'],
-      exposeHeaders: [SERVER_TIME_HEADER, 'Retry-After'],
+      exposeHeaders: [SERVER_TIME_HEADER, SERVICE_TIME_HEADER, 'Retry-After'],
       maxAgeSeconds: 600,
       credentials: true,
     },

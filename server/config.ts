@@ -135,6 +135,15 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   return Number(v);
 }
 
+/** A positive number of requests per second, or null when unset. */
+function rate(env: Env, name: string): number | null {
+  const value = text(env, name);
+  if (value === undefined) return null;
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0)) throw new ConfigError(`${name} must be a positive number of requests per second such as 10 or 0.5, got "${value}"`);
+  return n;
+}
+
 function codes(env: Env, name: string, fallback: number[]): number[] {
   const v = text(env, name);
   if (v === undefined) return fallback;
@@ -239,6 +248,7 @@ export function loadConfig(env: Env): Config {
       okCodes: codes(env, 'BILL_API_OK_CODES', [0]),
       timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),
       retries: int(env, 'BILL_API_RETRIES', 3),
+      maxRps: rate(env, 'BILL_API_MAX_RPS'),
       cancel: {
         method: (text(env, 'BILL_CANCEL_METHOD') ?? 'POST').toUpperCase(),
         path: text(env, 'BILL_CANCEL_PATH') ?? '/v1/bill/cancel',

@@ -4,9 +4,10 @@
 /**
  * `invalid`: the request is malformed; `forbidden`: the caller may not do this; `not_found`: no such
  * thing; `conflict`: not now, in this state; `unprocessable`: contradicts an earlier request;
- * `upstream`: the payment service or the merchant's order lookup failed or answered wrongly.
+ * `upstream`: the payment service or the merchant's order lookup failed or answered wrongly;
+ * `busy`: the payment service asked for fewer requests (try again after `retryAfterSeconds`).
  */
-export type CheckoutErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'upstream';
+export type CheckoutErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'upstream' | 'busy';
 
 /** A refusal whose `code` and `message` are safe to show the caller. Throw it from a `resolveOrder` hook too. */
 export class CheckoutError extends Error {

@@ -8,6 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { CheckoutErrorKind } from '../domain/errors.js';
 import { CheckoutError } from '../domain/errors.js';
 import type { Logger } from '../log.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import { stampNoStore } from './middleware/api-headers.js';
 import { stampApiSecurity } from './middleware/security-headers.js';
@@ -19,10 +20,43 @@ const STATUS_OF: Record<CheckoutErrorKind, ContentfulStatusCode> = {
   conflict: 409,
   unprocessable: 422,
   upstream: 502,
+  busy: 503,
 };
+
+/**
+ * Retry-After of a 503 store_unavailable, seconds: a database restart is over in a few seconds (a
+ * failover in tens), so a waiting customer's next try lands soon after it without retrying in a
+ * tight loop meanwhile; the same as the API's other 503 (too_many_streams).
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+/** At most one log line per this many ms about answers refused while the store is out of reach. */
+const OUTAGE_LOG_EVERY_MS = 10_000;
+const outageLogs = new WeakMap<Logger, { at: number; refused: number }>();
+
+/** Logs the outage (the error's message says what to fix) once in a while, not once per request. */
+function logOutage(c: Context, error: StoreUnavailableError, log: Logger): void {
+  const now = Date.now();
+  const last = outageLogs.get(log);
+  if (last && now - last.at < OUTAGE_LOG_EVERY_MS) {
+    last.refused++;
+    return;
+  }
+  outageLogs.set(log, { at: now, refused: 0 });
+  log.error('store unavailable: answering 503', {
+    // The route, not the path: a path may carry a bill's hook token.
+    method: c.req.method, route: c.req.routePath, error, cause: error.cause,
+    ...(last ? { refusedSinceLastLine: last.refused } : {}),
+  });
+}
 
 /** The JSON error answer for `error`; unexpected errors are logged and never shown. */
 export function errorResponse(c: Context, error: unknown, log: Logger): Response {
+  if (error instanceof StoreUnavailableError) {
+    // Not the error's text: it names the database's host and what the operator should do.
+    logOutage(c, error, log);
+    c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    return c.json(errorBody('store_unavailable', 'The checkout cannot reach its database right now; try again shortly.'), 503);
+  }
   if (error instanceof ApiError) {
     for (const [k, v] of Object.entries(error.headers)) c.header(k, v);
     return c.json(errorBody(error.code, error.message), error.status);

@@ -2,7 +2,7 @@
 // for /readyz.
 import {
   BillApiAbortError, BillApiAuthError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiResponseError,
-  BillApiSignerError, BillApiTimeoutError,
+  BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
 } from '../upstream/errors.js';
 import type { BillOperation } from '../upstream/errors.js';
 import type { BillApi } from '../upstream/types.js';
@@ -30,6 +30,7 @@ export function upstreamErrorClass(error: unknown): UpstreamErrorClass {
   if (error instanceof BillApiTimeoutError) return 'timeout';
   if (error instanceof BillApiNetworkError) return 'network';
   if (error instanceof BillApiAbortError) return 'aborted';
+  if (error instanceof BillApiThrottledError) return 'throttled';
   if (error instanceof BillApiSignerError) return 'signer';
   if (error instanceof BillApiAuthError) return 'auth';
   if (error instanceof BillApiRejectedError) return 'rejected';
@@ -39,7 +40,7 @@ export function upstreamErrorClass(error: unknown): UpstreamErrorClass {
 }
 
 /** Classes of errors that carry an answer of the service: it is reachable, whatever it said. */
-const ANSWERED = new Set<UpstreamErrorClass>(['http', 'rejected', 'auth', 'response']);
+const ANSWERED = new Set<UpstreamErrorClass>(['http', 'rejected', 'auth', 'response', 'throttled']);
 
 export function instrumentUpstream(api: BillApi, options: InstrumentedUpstreamOptions): InstrumentedUpstream {
   const { metrics, now } = options;
@@ -72,6 +73,8 @@ export function instrumentUpstream(api: BillApi, options: InstrumentedUpstreamOp
       requeryBill: timed('requery', api.requeryBill.bind(api)),
       cancelBill: timed('cancel', api.cancelBill.bind(api)),
       bindCustomer: timed('bind', api.bindCustomer.bind(api)),
+      ...(api.budget ? { budget: api.budget } : {}),
+      ...(api.clock ? { clock: api.clock } : {}),
     },
     reachable: () => failedAt === null || now() - failedAt >= unreachableMs,
   };

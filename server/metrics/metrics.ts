@@ -4,10 +4,12 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AlertKind } from '../domain/alerts.js';
 import type { RequeryResult } from '../domain/status/refresher.js';
 import type { NoticeChannel, NoticeCount, NoticeState, RequeryReason, Store } from '../store/types.js';
+import { PRIORITIES, type Budget } from '../upstream/budget.js';
 import type { BillOperation } from '../upstream/errors.js';
+import type { ServiceClock } from '../upstream/service-clock.js';
 
 /** Why a call to the service failed, from the upstream client's error classes. */
-export type UpstreamErrorClass = 'network' | 'timeout' | 'http' | 'rejected' | 'auth' | 'response' | 'signer' | 'aborted' | 'other';
+export type UpstreamErrorClass = 'network' | 'timeout' | 'http' | 'rejected' | 'auth' | 'response' | 'signer' | 'aborted' | 'throttled' | 'other';
 
 /**
  * What a callback came to: acknowledged (200); refused before any requery (unknown reference or
@@ -26,6 +28,9 @@ export interface MetricsSources {
   sseConnections(): number;
   /** The app's clock, ms (the age of the oldest pending notice). */
   now(): number;
+  /** The budget toward the service and its clock, when the client has them. */
+  budget?: Budget;
+  clock?: ServiceClock;
 }
 
 export interface Scrape {
@@ -61,6 +66,9 @@ const CALLBACK_RESULTS: CallbackResult[] = ['accepted', 'refused_forged', 'refus
 const ALERT_KINDS: AlertKind[] = ['create_answer_mismatch', 'requery_answer_mismatch'];
 const NOTICE_RESULTS: NoticeAttemptResult[] = ['delivered', 'failed', 'gone'];
 /** The service's latency: from a fast answer to the 10 s default timeout, retries beyond it. */
+const OPERATIONS: BillOperation[] = ['create', 'list', 'findByMerchantReference', 'requery', 'cancel', 'bind'];
+/** A turn in the budget: none at all when it is not short, up to a Retry-After's pause. */
+const WAIT_BUCKETS = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** A commit synced to disk: sub-millisecond on SQLite with a fast disk, more on PostgreSQL. */
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -122,6 +130,75 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers,
   });
 
+  const turns = new Counter({
+    name: `${PREFIX}upstream_requests_total`,
+    help: 'Requests sent to the payment service (each attempt, retries too), by operation and priority (news, customer, watch, background).',
+    labelNames: ['operation', 'priority'] as const,
+    registers,
+  });
+  const budgetWaits = new Histogram({
+    name: `${PREFIX}upstream_budget_wait_seconds`,
+    help: 'How long a request waited for its turn in the budget toward the service, by priority.',
+    labelNames: ['priority'] as const,
+    buckets: WAIT_BUCKETS,
+    registers,
+  });
+  const throttled = new Counter({
+    name: `${PREFIX}upstream_throttled_total`,
+    help: 'Answers of the service refusing for load (429, or 503 with Retry-After), by operation.',
+    labelNames: ['operation'] as const,
+    registers,
+  });
+  const { budget, clock } = sources;
+  if (budget) {
+    new Gauge({
+      name: `${PREFIX}upstream_budget_rps`,
+      help: 'Requests per second the budget toward the service grants now (+Inf: no limit set and none learned).',
+      registers,
+      collect() {
+        this.set(budget.state().rps);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}upstream_budget_waiting`,
+      help: 'Requests waiting for their turn in the budget toward the service, by priority.',
+      labelNames: ['priority'] as const,
+      registers,
+      collect() {
+        const { waiting } = budget.state();
+        for (const priority of PRIORITIES) this.set({ priority }, waiting[priority]);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}upstream_paused_seconds`,
+      help: "How long each operation stays paused by the service's Retry-After (0: not paused).",
+      labelNames: ['operation'] as const,
+      registers,
+      collect() {
+        const { paused } = budget.state();
+        const now = sources.now();
+        for (const operation of OPERATIONS) this.set({ operation }, Math.max(0, (paused[operation] ?? now) - now) / 1000);
+      },
+    });
+    budget.observe({
+      granted: (operation, priority, waitedMs) => {
+        turns.inc({ operation, priority });
+        budgetWaits.observe({ priority }, waitedMs / 1000);
+      },
+      throttled: (operation) => throttled.inc({ operation }),
+    });
+  }
+  if (clock) {
+    new Gauge({
+      name: `${PREFIX}service_clock_offset_seconds`,
+      help: "The service's clock minus this process's, estimated from the Date headers of its answers.",
+      registers,
+      collect() {
+        this.set(clock.offsetMs() / 1000);
+      },
+    });
+  }
+
   // The gauges of one scrape share one read of the store.
   let reading: Promise<NoticeCount[] | null> | null = null;
   const noticeCounts = () => (reading ??= sources.store.countNotices().catch(() => null).finally(() => {
@@ -178,6 +255,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   for (const result of CALLBACK_RESULTS) callbacks.inc({ result }, 0);
   for (const result of ['created', 'existing']) creates.inc({ result }, 0);
   for (const kind of ALERT_KINDS) mismatches.inc({ kind }, 0);
+  for (const operation of OPERATIONS) throttled.inc({ operation }, 0);
+  for (const priority of PRIORITIES) turns.inc({ operation: 'requery', priority }, 0);
   for (const channel of CHANNELS) {
     for (const result of NOTICE_RESULTS) for (const replay of ['false', 'true']) noticeAttempts.inc({ channel, result, replay }, 0);
   }

@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { CreatedBill } from '../upstream/types.js';
 import { coalesce } from './coalesce.js';
-import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
   containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
@@ -22,6 +22,7 @@ import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } 
 import type {
   ApplyStatusResult, Notice, NoticeAttempt, NoticeAttemptResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill,
 } from './types.js';
+import { classifyFailures, errorChain } from './unavailable.js';
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -101,13 +102,63 @@ const toBill = (r: QueryResultRow): StoredBill => toStoredBill(billRow(r));
 
 type Queryable = Pick<PoolClient, 'query'>;
 
+const RECONNECTS = 'Nothing needs a restart: the store connects again by itself on its next call.';
+
+/**
+ * What a pg (or Node socket) error says about reaching PostgreSQL, as an operator's fix: a
+ * StoreUnavailableError for a connection that was refused, cut, timed out or ended by a shutdown
+ * or restart (SQLSTATE 57P01/57P02/57P03, class 08, 53300); null for anything else (a query's own
+ * error, a constraint, a wrong password: those are not outages).
+ */
+export function pgUnavailable(error: unknown, poolSize = 10): StoreUnavailableError | null {
+  for (const e of errorChain(error)) {
+    const code = (e as { code?: unknown }).code;
+    const syscall = (e as { syscall?: unknown }).syscall;
+    const message = e instanceof Error ? e.message : '';
+    const because = (what: string, then = RECONNECTS) => new StoreUnavailableError(`${what} ${then}`, { cause: error });
+    if (code === 'ECONNREFUSED' || (code === 'ENOENT' && syscall === 'connect')) {
+      return because(`PostgreSQL refused the connection (${code}): the database server is not running or not listening at DATABASE_URL's host and port; start it, or fix DATABASE_URL.`);
+    }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+      return because(`PostgreSQL's host cannot be reached (${code}): check DATABASE_URL's host name, DNS and the network between the BFF and the database.`);
+    }
+    if (code === 'ETIMEDOUT' || /^timeout exceeded when trying to connect$|connection timeout|^timeout expired$|^Query read timeout$/.test(message)) {
+      return because(`PostgreSQL did not answer in time (${typeof code === 'string' ? code : message}): the server is overloaded or out of reach, or all ${poolSize} connections of this BFF's pool are busy; check the database's load and the network.`);
+    }
+    if (code === 'ECONNRESET' || code === 'EPIPE' || /^Connection terminated|^Client has encountered a connection error|^Client was closed/.test(message)) {
+      return because(`The connection to PostgreSQL was cut (${typeof code === 'string' ? code : message}): the server restarted or crashed, or a proxy or firewall dropped the connection; check the database server's log.`);
+    }
+    if (code === '57P01') {
+      return because('PostgreSQL ended the session (57P01 admin_shutdown): the server is shutting down or restarting, or an administrator terminated the backend; it works again once the server is back.');
+    }
+    if (code === '57P02') {
+      return because("PostgreSQL ended the session because another of its processes crashed (57P02 crash_shutdown) and it is restarting; check the database server's log for the crash.");
+    }
+    if (code === '57P03') {
+      return because('PostgreSQL takes no connections now (57P03 cannot_connect_now): it is starting up, shutting down or in recovery; wait for it, or check why it stays in recovery.');
+    }
+    if (typeof code === 'string' && /^08[0-9A-Z]{3}$/.test(code)) {
+      return because(`PostgreSQL reported a connection failure (SQLSTATE ${code}): check the network to the database and the database server's log.`);
+    }
+    if (code === '53300') {
+      return because(`PostgreSQL has no free connection slot (53300 too_many_connections): raise its max_connections above the instances' pools together (${poolSize} per instance here), or lower the number of instances.`);
+    }
+    if (message === 'Cannot use a pool after calling end on the pool') {
+      return because('The PostgreSQL pool is closed:', 'this BFF is shutting down.');
+    }
+  }
+  return null;
+}
+
 export function createPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
   const onError = options.onError ?? (() => undefined);
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('schema must be a plain lower-case name');
   const clientConfig = { connectionString, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
-  const pool = new pg.Pool({ ...clientConfig, max: options.max ?? 10 });
+  // A database that drops packets instead of refusing: a new connection gives up after 5 s (then
+  // 503 store_unavailable), not after the operating system's TCP timeout.
+  const pool = new pg.Pool({ ...clientConfig, max: options.max ?? 10, connectionTimeoutMillis: 5000 });
   // An idle client whose server went away: the next query reports it; this must not crash the process.
   pool.on('error', onError);
   const listeners = new Set<() => Promise<void>>();
@@ -210,7 +261,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     },
   };
 
-  return {
+  return classifyFailures({
     events,
     async migrate() {
       const client = await pool.connect();
@@ -491,5 +542,5 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         client.release(broken);
       }
     },
-  };
+  }, (error) => pgUnavailable(error, options.max ?? 10));
 }

@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { CreatedBill } from '../upstream/types.js';
-import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
@@ -15,6 +15,7 @@ import {
   containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
 } from './sqlite-rows.js';
 import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
+import { classifyFailures } from './unavailable.js';
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
 import type {
@@ -38,6 +39,38 @@ export interface SqliteStoreOptions {
 }
 
 const MAX_ERROR_LENGTH = 500;
+
+/**
+ * What a better-sqlite3 error says about using the database file, as an operator's fix: a
+ * StoreUnavailableError when the file is locked by another connection past busy_timeout, cannot be
+ * opened, sits on a failing, full or read-only disk, or the connection is closed; null for anything
+ * else. A failed WAL sync is not one of them: it is a StoreSyncError, which needs a restart.
+ */
+export function sqliteUnavailable(error: unknown, busyTimeoutMs = 5000): StoreUnavailableError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  const because = (what: string) => new StoreUnavailableError(what, { cause: error });
+  if (typeof code === 'string') {
+    if (code.startsWith('SQLITE_BUSY')) {
+      return because(`SQLite's file stayed locked by another connection longer than busy_timeout (${busyTimeoutMs} ms, ${code}): another process writes to DATABASE_URL's file, or a backup holds it; run one BFF process per SQLite file (PostgreSQL for several).`);
+    }
+    if (code.startsWith('SQLITE_CANTOPEN')) {
+      return because(`SQLite cannot open its file (${code}): check that DATABASE_URL's file and its folder exist and that the BFF's user may read and write both.`);
+    }
+    if (code.startsWith('SQLITE_IOERR')) {
+      return because(`The disk under SQLite's file failed a read or a write (${code}): check the disk (the kernel log) and the free space of DATABASE_URL's folder.`);
+    }
+    if (code === 'SQLITE_FULL') {
+      return because("The disk holding SQLite's file is full (SQLITE_FULL): free space in DATABASE_URL's folder.");
+    }
+    if (code.startsWith('SQLITE_READONLY')) {
+      return because(`SQLite's file cannot be written (${code}): the disk was remounted read-only (often after disk errors) or the file's permissions changed; check both.`);
+    }
+  }
+  if (error instanceof TypeError && error.message === 'The database connection is not open') {
+    return because('The SQLite connection is closed: this BFF is shutting down.');
+  }
+  return null;
+}
 
 export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
@@ -272,7 +305,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const refreshLeases = new Map<string, number>();
   const running = new Set<string>();
 
-  return {
+  return classifyFailures({
     migrate() {
       return writing(() => {
         migrateSqlite(db, now());
@@ -472,5 +505,5 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
         running.delete(name);
       }
     },
-  };
+  }, (error) => sqliteUnavailable(error, options.busyTimeoutMs ?? 5000));
 }

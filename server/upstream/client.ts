@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import { isDecimal, toDecimal } from '../../contract/decimal.js';
 import { BillApiConfigError, BillApiResponseError, type BillOperation } from './errors.js';
 import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
-import { createTransport, defaultSleep, type Answer } from './transport.js';
+import { createBudget, type Budget } from './budget.js';
+import { createServiceClock, type ServiceClock } from './service-clock.js';
+import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
   BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
   ListBillsResult, Signer, StatusRecord, UpstreamConfig,
@@ -23,6 +25,11 @@ export interface BillApiOptions {
   /** findByMerchantReference: page size asked for, and most pages read. */
   findPageSize?: number;
   findMaxPages?: number;
+  /** The budget toward the service (default: one of this client's own, from config.maxRps). */
+  budget?: Budget;
+  /** The service's clock (default: one of this client's own). */
+  clock?: ServiceClock;
+  now?: () => number;
 }
 
 /** A JSON number literal: what may be sent as-is. */
@@ -61,7 +68,12 @@ function checkConfig(config: UpstreamConfig): void {
 
 export function createBillApi(config: UpstreamConfig, options: BillApiOptions): BillApi {
   checkConfig(config);
-  const send = createTransport(config, {
+  const now = options.now ?? Date.now;
+  const budget = options.budget ?? createBudget({ maxRps: config.maxRps, now });
+  const clock = options.clock ?? createServiceClock({ now });
+  const transport = createTransport(config, {
+    budget,
+    clock,
     signer: options.signer,
     http: options.http ?? ((url, request) => fetch(url, request)),
     sleep: options.sleep ?? defaultSleep,
@@ -69,6 +81,17 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     baseBackoffMs: options.baseBackoffMs ?? 250,
     maxBackoffMs: options.maxBackoffMs ?? 4000,
   });
+  /** The request with the caller's turn in the budget. */
+  const send = (spec: Omit<RequestSpec, 'priority' | 'maxWaitMs'>, call?: CallOptions): Promise<Answer> => {
+    const priority = call?.priority ?? 'customer';
+    // Someone waits on news and customer calls (a callback's sender, a customer): a turn that would
+    // take longer than a timeout fails like one, and they try again. A refresh or the reconciler
+    // waits up to a minute (the longest pause obeyed): what it would learn later is asked again anyway.
+    const at = typeof priority === 'function' ? priority() : priority;
+    const urgent = at === 'news' || at === 'customer';
+    const maxWaitMs = call?.maxWaitMs ?? (urgent ? config.timeoutMs : 60_000);
+    return transport({ ...spec, priority, maxWaitMs }, call?.signal);
+  };
   const findPageSize = options.findPageSize ?? 100;
   const findMaxPages = options.findMaxPages ?? 20;
 
@@ -85,26 +108,28 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     );
   }
 
-  async function list(input: ListBillsInput, operation: BillOperation, signal?: AbortSignal): Promise<ListBillsResult> {
+  async function list(input: ListBillsInput, operation: BillOperation, call?: CallOptions): Promise<ListBillsResult> {
     const body: ListBillsInput = {};
     if (input.filters) body.filters = input.filters;
     if (input.paging) body.paging = input.paging;
     if (input.sort) body.sort = input.sort;
-    const answer = await send({ operation, method: 'POST', path: '/v1/bills', body: JSON.stringify(body), retry: true }, signal);
+    const answer = await send({ operation, method: 'POST', path: '/v1/bills', body: JSON.stringify(body), retry: true }, call);
     return read(listResultSchema, answer, operation);
   }
 
   return {
+    budget,
+    clock,
     async createBill(input: CreateBillInput, callOptions?: CallOptions): Promise<CreatedBill> {
       let body = `{"amount":${amountLiteral(input.amount)}`;
       if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;
       body += `,"callbackUrl":${JSON.stringify(input.callbackUrl)},"redirectUrl":${JSON.stringify(input.redirectUrl)}}`;
-      const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions?.signal);
+      const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions);
       return read(createdBillSchema, answer, 'create');
     },
 
     listBills(input: ListBillsInput, callOptions?: CallOptions): Promise<ListBillsResult> {
-      return list(input, 'list', callOptions?.signal);
+      return list(input, 'list', callOptions);
     },
 
     async findByMerchantReference(merchantReference: string, callOptions?: CallOptions): Promise<StatusRecord[]> {
@@ -114,7 +139,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       for (let page = 0; page < findMaxPages; page++) {
         const { lists, total } = await list(
           { filters, paging: { index: options.pageBase + page, size: findPageSize } },
-          'findByMerchantReference', callOptions?.signal,
+          'findByMerchantReference', callOptions,
         );
         // Kept even if the service's `equal` were looser than ours; duplicates come from paging a moving list.
         for (const record of lists) if (record.merchantReference === merchantReference) found.set(record.billId, record);
@@ -127,7 +152,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
 
     async requeryBill(billId: string, callOptions?: CallOptions): Promise<StatusRecord> {
       const path = `/v1/bill/requery?billId=${encodeURIComponent(billId)}`;
-      const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: callOptions?.retry ?? true }, callOptions?.signal);
+      const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: callOptions?.retry ?? true }, callOptions);
       return read(statusRecordSchema, answer, 'requery');
     },
 
@@ -136,12 +161,12 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       await send({
         operation: 'cancel', method, path: path.replaceAll('{billId}', encodeURIComponent(billId)),
         body: cancelBody(body, billId), retry: false, emptyOk: true,
-      }, callOptions?.signal);
+      }, callOptions);
     },
 
     async bindCustomer(input: BindCustomerInput, callOptions?: CallOptions): Promise<BindCustomerResult> {
       const { method, path, idField } = config.bind;
-      const answer = await send({ operation: 'bind', method, path, body: JSON.stringify(input), retry: false }, callOptions?.signal);
+      const answer = await send({ operation: 'bind', method, path, body: JSON.stringify(input), retry: false }, callOptions);
       const data = answer.data;
       const id = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[idField] : undefined;
       if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {

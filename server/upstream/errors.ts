@@ -82,6 +82,22 @@ export class BillApiAuthError extends BillApiError implements EnvelopeFacts {
   }
 }
 
+/**
+ * The service refused for load (HTTP 429, or 503 with Retry-After), or the budget toward it could
+ * not give this call a turn within its wait (then `httpStatus` is null: nothing was sent).
+ */
+export class BillApiThrottledError extends BillApiError {
+  override name = 'BillApiThrottledError';
+  readonly httpStatus: number | null;
+  /** When to try again, ms from now: the service's Retry-After or the budget's estimate. */
+  readonly retryAfterMs: number;
+  constructor(message: string, options: BillApiErrorOptions & { retryAfterMs: number; httpStatus?: number }) {
+    super(message, options);
+    this.httpStatus = options.httpStatus ?? null;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
 /** Any other non-2xx answer without a usable envelope. */
 export class BillApiHttpError extends BillApiError {
   override name = 'BillApiHttpError';

@@ -3,10 +3,12 @@ import type { UpstreamConfig } from './types.js';
 import { createRedactor, truncate } from '../redact.js';
 import {
   BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError,
-  BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError,
+  BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
   type BillOperation,
 } from './errors.js';
+import { BudgetExhaustedError, isThrottle, type Budget, type Priority } from './budget.js';
 import { parseJsonLossless } from './lossless-json.js';
+import type { ServiceClock } from './service-clock.js';
 import { envelopeSchema } from './schemas.js';
 import type { HttpClient, HttpResponse, Signer } from './types.js';
 
@@ -17,6 +19,10 @@ export interface TransportOptions {
   random: () => number;
   baseBackoffMs: number;
   maxBackoffMs: number;
+  /** Every attempt takes its turn here first, and tells it what the service answered. */
+  budget: Budget;
+  /** Learns the service's time from each answer's Date header. */
+  clock: ServiceClock;
 }
 
 export interface RequestSpec {
@@ -30,6 +36,10 @@ export interface RequestSpec {
   retry: boolean;
   /** A 2xx with an empty body is success (operations whose answer the spec does not show). */
   emptyOk?: boolean;
+  /** Who waits on it, read at each turn in the budget (default `customer`). */
+  priority?: Priority | (() => Priority);
+  /** The longest wait for the budget before giving up with BillApiThrottledError, ms (default: none). */
+  maxWaitMs?: number;
 }
 
 export interface Answer {
@@ -37,7 +47,7 @@ export interface Answer {
   httpStatus: number;
 }
 
-type Attempt = { ok: true; answer: Answer } | { ok: false; error: BillApiError; retryAfterMs: number | null };
+type Attempt = { ok: true; answer: Answer } | { ok: false; error: BillApiError; retryAfterMs: number | null; throttled: boolean };
 
 const UNKNOWN_OUTCOME = ' The bill may or may not have been created: settle it with findByMerchantReference before creating again.';
 const MAX_SERVICE_TEXT = 200;
@@ -86,7 +96,8 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const is2xx = status >= 200 && status < 300;
     const createSent = op === 'create';
     const retryAfter = retryAfterMs(res.headers.get('retry-after'));
-    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: retryAfter });
+    const throttled = isThrottle(status, retryAfter);
+    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: retryAfter, throttled });
 
     if (is2xx && spec.emptyOk && text.trim() === '') return { ok: true, answer: { data: null, httpStatus: status } };
 
@@ -105,6 +116,16 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       return fail(new BillApiAuthError(
         `${label(op)}: the service refused the credentials (HTTP ${status}${said}). ${credentialsHint()}`,
         { operation: op, retryable: false, httpStatus: status, code: envelope?.code ?? null, serviceMessage: envelope ? clean(envelope.message) : null },
+      ));
+    }
+
+    if (throttled) {
+      const said = envelope ? ` with code ${envelope.code} "${clean(envelope.message)}"` : '';
+      const wait = retryAfter ?? 1000;
+      return fail(new BillApiThrottledError(
+        `${label(op)}: the service refused for load (HTTP ${status}${said}, Retry-After ${Math.ceil(wait / 1000)} s); ` +
+        `requests toward it are slowed for everyone. If the service documents its limit, set BILL_API_MAX_RPS to it.`,
+        { operation: op, retryable: true, retryAfterMs: wait, httpStatus: status },
       ));
     }
 
@@ -161,7 +182,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const { operation: op } = spec;
     const url = new URL(base + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`));
     const body = spec.body ?? '';
-    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: null });
+    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: null, throttled: false });
 
     let sign: unknown;
     try {
@@ -194,9 +215,12 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const unknown = op === 'create';
     try {
       if (callerSignal?.aborted) return fail(abortError(op, false));
+      const sentAt = options.clock.local();
       const res = await options.http(url.href, {
         method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
       });
+      options.clock.observe(res.headers.get('date'), sentAt, options.clock.local());
+      options.budget.answered(op, res.status, retryAfterMs(res.headers.get('retry-after')));
       const text = await res.text();
       return classify(spec, res, text, url);
     } catch (err) {
@@ -218,21 +242,50 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     }
   }
 
-  /** Sends `spec`, retrying transient failures when `spec.retry`; resolves with an ok envelope's data. */
+  /** Waits for the budget's turn; a wait it cannot have becomes BillApiThrottledError. */
+  async function turn(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<void> {
+    try {
+      await options.budget.take(spec.operation, spec.priority ?? 'customer', {
+        ...(callerSignal ? { signal: callerSignal } : {}),
+        ...(spec.maxWaitMs !== undefined ? { maxWaitMs: spec.maxWaitMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof BudgetExhaustedError) {
+        throw new BillApiThrottledError(`${label(spec.operation)}: ${error.message.replace(/^Bill API \w+: /, '')}`, {
+          operation: spec.operation, retryable: true, retryAfterMs: error.retryAfterMs,
+        });
+      }
+      if (callerSignal?.aborted) throw abortError(spec.operation, false, error);
+      throw error;
+    }
+  }
+
+  const urgency = (spec: RequestSpec): Priority =>
+    typeof spec.priority === 'function' ? spec.priority() : (spec.priority ?? 'customer');
+
+  /**
+   * Sends `spec` in its turn, retrying transient failures when `spec.retry`; resolves with an ok
+   * envelope's data. A refusal for load is retried only for news (a payment may have landed), and
+   * then in the budget's turn, after the pause the service asked for: never on a watcher's behalf.
+   */
   return async function send(spec: RequestSpec, callerSignal?: AbortSignal): Promise<Answer> {
     const attempts = spec.retry ? 1 + config.retries : 1;
     for (let n = 0; ; n++) {
+      await turn(spec, callerSignal);
       const result = await attempt(spec, callerSignal);
       if (result.ok) return result.answer;
       const { error } = result;
       error.attempts = n + 1;
-      if (!spec.retry || !error.retryable || n + 1 >= attempts) {
+      const giveUp = result.throttled && urgency(spec) !== 'news';
+      if (!spec.retry || !error.retryable || giveUp || n + 1 >= attempts) {
         if (n > 0) error.message += ` (gave up after ${n + 1} attempts)`;
         throw error;
       }
       const cap = Math.min(options.maxBackoffMs, options.baseBackoffMs * 2 ** n);
-      let delay = Math.floor(options.random() * cap);
-      if (result.retryAfterMs !== null) delay = Math.max(delay, Math.min(result.retryAfterMs, options.maxBackoffMs));
+      // After a refusal for load the budget holds the operation until the Retry-After.
+      let delay = result.throttled ? 0 : Math.floor(options.random() * cap);
+      // A Retry-After that is no refusal for load (a 502's, say) is still honoured, within the cap.
+      if (result.retryAfterMs !== null && !result.throttled) delay = Math.max(delay, Math.min(result.retryAfterMs, options.maxBackoffMs));
       try {
         await options.sleep(delay, callerSignal);
       } catch (err) {

@@ -2,6 +2,8 @@
 // client needs to reach it. Amounts are exact decimal text here, whatever JSON type the service used.
 
 import type { ServiceBillRecord } from '../../contract/admin.js';
+import type { Budget, Priority } from './budget.js';
+import type { ServiceClock } from './service-clock.js';
 
 export interface OperationShape {
   /** HTTP method, upper case. */
@@ -23,6 +25,8 @@ export interface UpstreamConfig {
   timeoutMs: number;
   /** Retries of requery and list after a network error, timeout or 5xx. */
   retries: number;
+  /** Requests per second this process may send the service at most (BILL_API_MAX_RPS); null: learned from its 429s. */
+  maxRps: number | null;
   /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
   cancel: OperationShape & { body: string | null };
   /** Bind customer: method and path; the body is the customer's information as given. */
@@ -93,6 +97,10 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** false: one attempt, even for an operation that is retried by default (requery, list). */
   retry?: boolean;
+  /** Who waits on the call, for its turn in the budget (default `customer`); read at each turn. */
+  priority?: Priority | (() => Priority);
+  /** The longest wait for a turn before BillApiThrottledError, ms (default BILL_API_TIMEOUT_MS for `news` and `customer`, else 60 s). */
+  maxWaitMs?: number;
 }
 
 /** The typed client of the service: one method per operation. */
@@ -104,6 +112,10 @@ export interface BillApi {
   requeryBill(billId: string, options?: CallOptions): Promise<StatusRecord>;
   cancelBill(billId: string, options?: CallOptions): Promise<void>;
   bindCustomer(input: BindCustomerInput, options?: CallOptions): Promise<BindCustomerResult>;
+  /** The budget every call takes its turn in (absent in test doubles). */
+  readonly budget?: Budget;
+  /** The service's clock as estimated from its answers (absent in test doubles). */
+  readonly clock?: ServiceClock;
 }
 
 /** One request of the client: a JSON call with a text body; redirects are never followed. */

@@ -67,11 +67,13 @@ test('a requery about another bill, or saying paid for another amount, is not ap
   h.sandbox.setFaults({ lies: { requery: { billId: 'B-someone-else', status: 'paid' } } });
   const poll = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
   assert.equal(((await poll.json()) as BillView).outcome, 'pending');
+  await h.refreshed();
 
   h.sandbox.setFaults({ lies: { requery: { billId: bill.billId, status: 'paid', billAmount: '0.01' } } });
   h.clock.advance(h.config.refreshWindowMs);
   const again = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
   assert.equal(((await again.json()) as BillView).outcome, 'pending');
+  await h.refreshed();
   // A callback's requery that lies is not acknowledged either: the service will call again.
   const stored = (await h.store.getByBillId(bill.billId))!;
   const callback = await h.request(`/api/hooks/callback/${bill.merchantReference}/${stored.hookToken}`, { method: 'POST', headers: json, body: '{}' });
@@ -126,7 +128,8 @@ test('amounts in answers are positive plain decimals: anything else is a BillApi
 test('past expiredOn and the grace, the BFF asks the service to cancel and stores only its word: a late payment wins', async (t) => {
   // The service's clock stands still (its bill stays pending there) while the BFF's moves on.
   const serviceNow = Date.now();
-  const h = await startHarness(t, { sandbox: { now: () => serviceNow, faults: { errorRate: { cancel: 1 } } } });
+  // The service's clock stands still, so it never expires the bill itself; the BFF goes by its own.
+  const h = await startHarness(t, { sandbox: { now: () => serviceNow, faults: { errorRate: { cancel: 1 } } }, serviceClockMaxOffsetMs: 0 });
   const bill = await h.create({ amount: '30' });
   h.clock.advance(bill.expiredOn - h.clock.now() + h.config.expiryGraceMs + 1);
 
@@ -134,7 +137,9 @@ test('past expiredOn and the grace, the BFF asks the service to cancel and store
   const view = (await poll.json()) as BillView;
   assert.equal(view.outcome, 'pending', 'never expired by the BFF itself');
   assert.equal(view.isFinal, false);
+  await h.refreshed();
   assert.equal(h.sandbox.stats().calls.cancel, 1, 'the cancel was attempted');
+  assert.equal((await h.store.getByBillId(bill.billId))!.isFinal, false, 'never expired by the BFF itself');
   // The reconciler keeps asking (and asking to cancel) while the service says pending.
   h.clock.advance(h.config.reconcileIntervalMs + 1);
   assert.equal((await h.app.reconciler.runOnce()).requeried, 1);
@@ -149,9 +154,11 @@ test('past expiredOn and the grace, the BFF asks the service to cancel and store
 
 test('past expiredOn and the grace, a cancel the service accepts makes the bill final by its word', async (t) => {
   const serviceNow = Date.now();
-  const h = await startHarness(t, { sandbox: { now: () => serviceNow } });
+  const h = await startHarness(t, { sandbox: { now: () => serviceNow }, serviceClockMaxOffsetMs: 0 });
   const bill = await h.create({ amount: '31' });
   h.clock.advance(bill.expiredOn - h.clock.now() + h.config.expiryGraceMs + 1);
+  await (await h.request(`/api/bills/${bill.billId}?token=${bill.token}`)).body?.cancel();
+  await h.refreshed();
   const poll = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
   const view = (await poll.json()) as BillView;
   assert.equal(view.isFinal, true);

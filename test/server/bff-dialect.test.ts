@@ -73,8 +73,12 @@ test('the BFF runs against a differently configured service, set up only through
   const read = async (bill: CreatedBillView) => (await (await fetch(`${base}/api/bills/${bill.billId}?token=${bill.token}`)).json()) as BillView;
 
   const paid = await create('10');
-  assert.equal((await read(paid)).status, 10);
-  assert.equal((await read(paid)).outcome, 'pending');
+  // The first read answers at once from the store; the requery behind it brings the dialect's code.
+  let first = await read(paid);
+  assert.equal(first.outcome, 'pending');
+  while (first.status === null) first = await read(paid);
+  assert.equal(first.status, 10);
+  assert.equal(first.outcome, 'pending');
   sandbox.pay(paid.billId);
   await sandbox.idle();
   const paidView = await read(paid);

@@ -138,6 +138,7 @@ test('the return lands on RETURN_URL with the bill, its order and the requeried 
   // A poll has just asked the service (pending), and the payment's callback is lost: the return is
   // news all the same, so the device that paid is told paid, not pending.
   await (await h.request(`/api/bills/${bill.billId}?token=${bill.token}`)).body?.cancel();
+  await h.refreshed();
   h.sandbox.setFaults({ callbackDropRate: 1 });
   h.sandbox.pay(bill.billId);
   await h.sandbox.idle();

@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import {
-  BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiTimeoutError,
+  BillApiAbortError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError, BillApiThrottledError, BillApiTimeoutError,
   type BillApiOptions,
 } from '../../server/upstream/index.js';
 import { nodeHttpClient } from '../../server/platform/node/http-client.js';
+import { createBudget } from '../../server/upstream/budget.js';
 import { listen } from '../sandbox/support/harness.js';
 import { freePort } from './support/servers.js';
 import { recordingClient } from './support/upstream-client.js';
@@ -75,7 +76,7 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClie
     assert.match(err.message, /gave up after 3 attempts/);
   });
 
-  test(`requery retries a dropped connection and a 429, honouring Retry-After up to the cap (${via})`, async (t) => {
+  test(`requery retries a dropped connection; a 429 is not retried on a watcher's behalf and pauses requeries for everyone (${via})`, async (t) => {
     let calls = 0;
     const app: App = new Hono();
     app.get('/v1/bill/requery', (c) => {
@@ -84,14 +85,55 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClie
         c.env.incoming.socket.destroy();
         return new Promise<Response>(() => {});
       }
-      if (calls === 2) return c.json({ code: 1429, message: 'slow down', data: null }, 429, { 'Retry-After': '1' });
+      if (calls === 2) return c.json({ code: 1429, message: 'slow down', data: null }, 429, { 'Retry-After': '2' });
       return c.json(ok(RECORD));
     });
-    const { api, delays } = client(await listen(t, app), {});
+    let now = 1_000_000;
+    const budget = createBudget({ maxRps: null, now: () => now });
+    const { api, delays } = client(await listen(t, app), {}, { budget, now: () => now });
 
+    const err = await rejectsWith(api.requeryBill('B1', { priority: 'watch' }), BillApiThrottledError);
+    assert.equal(calls, 2);
+    assert.deepEqual(delays, [50]);
+    assert.equal(err.httpStatus, 429);
+    assert.equal(err.retryAfterMs, 2000);
+    assert.match(err.message, /refused for load.*BILL_API_MAX_RPS/);
+    // Paused for every caller until the Retry-After: a customer that cannot wait that long is told so at once.
+    assert.equal(budget.state().paused.requery, now + 2000);
+    const busy = await rejectsWith(api.requeryBill('B1', { priority: 'customer', maxWaitMs: 1000 }), BillApiThrottledError);
+    assert.equal(busy.httpStatus, null);
+    assert.equal(calls, 2);
+    now += 2000;
     assert.equal((await api.requeryBill('B1')).status, 1);
     assert.equal(calls, 3);
-    assert.deepEqual(delays, [50, 300]);
+  });
+
+  test(`news retries a 429 in its turn, after the pause the service asked for (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    app.get('/v1/bill/requery', (c) => {
+      calls++;
+      if (calls === 1) return c.json({ code: 1429, message: 'slow down', data: null }, 429, { 'Retry-After': '1' });
+      return c.json(ok(RECORD));
+    });
+    let now = 1_000_000;
+    const timers: { at: number; run: () => void }[] = [];
+    const budget = createBudget({
+      maxRps: null, now: () => now,
+      setTimer: (run, ms) => timers.push({ at: now + ms, run }),
+      clearTimer: () => undefined,
+    });
+    const { api, delays } = client(await listen(t, app), {}, { budget, now: () => now });
+    const answer = api.requeryBill('B1', { priority: 'news' });
+    // The retry waits for its turn: the budget's timer is set for the end of the pause.
+    while (timers.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(calls, 1);
+    assert.equal(timers[0]!.at, now + 1000);
+    now += 1000;
+    timers.shift()!.run();
+    assert.equal((await answer).status, 1);
+    assert.equal(calls, 2);
+    assert.deepEqual(delays, [0]);
   });
 
   test(`list retries too; a 4xx refusal is not retried (${via})`, async (t) => {

@@ -9,6 +9,12 @@ describe('clock offset', () => {
     expect(clock.offset).to.equal(400);
   });
 
+  it("prefers X-Service-Time, the payment service's clock that expiredOn is on, to the BFF's own", () => {
+    const clock = new Clock();
+    clock._observe(new Headers({ 'x-server-time': '1000100', 'x-service-time': '1090100' }), 1_000_000, 1_000_200);
+    expect(clock.offset).to.equal(90_000);
+  });
+
   it('falls back to the Date header, aiming at the middle of its second', () => {
     const clock = new Clock();
     const sent = Date.parse('2026-11-21T12:00:00Z');
@@ -37,6 +43,19 @@ describe('bill-checkout clock and resume', () => {
     const el = await h.mount({ 'bill-id': 'B1', token: 'T1' });
     expect(text(el, 'countdown')).to.equal('Time left: 05:00');
     await h.tick(5 * 60_000);
+    expect(text(el, 'status')).to.equal('Checking your payment…');
+  });
+
+  it("counts down on the payment service's clock when the BFF knows it: a service 90 s ahead gives no 90 s that do not exist", async () => {
+    h.bff.serverAhead = 0;
+    h.bff.serviceAhead = 90_000;
+    // expiredOn is on the service's clock: five minutes from the service's now.
+    h.bff.add(view({ expiredOn: Date.now() + 90_000 + 5 * 60_000 }), 'T1');
+    const el = await h.mount({ 'bill-id': 'B1', token: 'T1' });
+    expect(text(el, 'countdown')).to.equal('Time left: 05:00');
+    await h.tick(5 * 60_000 - 1000);
+    expect(text(el, 'countdown')).to.equal('Time left: 00:01');
+    await h.tick(1000);
     expect(text(el, 'status')).to.equal('Checking your payment…');
   });
 

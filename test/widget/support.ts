@@ -84,6 +84,8 @@ export class FakeBff {
   calls: Call[] = [];
   /** How far the server's clock is ahead of the browser's. */
   serverAhead = 0;
+  /** The payment service's clock ahead of the browser's, ms (X-Service-Time); null: the BFF sends none. */
+  serviceAhead: number | null = null;
   /** Answers instead of the normal behaviour while it returns something. */
   override: ((call: Call) => Answer | undefined) | undefined;
   #next = 1;
@@ -104,6 +106,7 @@ export class FakeBff {
       return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
     }
     const headers = new Headers({ 'x-server-time': String(Date.now() + this.serverAhead) });
+    if (this.serviceAhead !== null) headers.set('x-service-time', String(Date.now() + this.serviceAhead));
     return {
       ok: answer.status < 300,
       status: answer.status,

@@ -7,9 +7,9 @@ import { CheckoutError } from '../errors.js';
 import type { OrderAmount, ResolveOrder } from '../orders/order-lookup.js';
 import { verifyOrderTicket } from '../orders/order-ticket.js';
 import { createMismatch } from '../status/answer-check.js';
-import { StoreConflictError } from '../../store/errors.js';
+import { StoreConflictError, StoreUnavailableError } from '../../store/errors.js';
 import type { StoredBill, Store } from '../../store/types.js';
-import { BillApiError, BillApiRejectedError } from '../../upstream/errors.js';
+import { BillApiError, BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
 import type { BillApi } from '../../upstream/types.js';
 import type { CreatedBillView } from '../../../contract/bill-view.js';
 import { newMerchantReference, randomToken } from './random.js';
@@ -214,6 +214,12 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
         log.warn('create refused by the service', { merchantReference: ref, code: error.code, error });
         throw new CheckoutError('upstream', 'upstream_rejected', `The payment service refused the bill (code ${error.code}).`);
       }
+      if (error instanceof BillApiThrottledError) {
+        // Nothing was made: the service refused for load, or the budget toward it had no turn in time.
+        await store.failCreate(ref, now());
+        log.warn('create refused for load; the customer is asked to try again', { merchantReference: ref, error });
+        throw new CheckoutError('busy', 'upstream_busy', 'The payment service is busy; try again shortly.', Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+      }
       if (!error.outcomeUnknown) {
         await store.failCreate(ref, now());
         log.error('create failed; the service did not make the bill', { merchantReference: ref, error });
@@ -225,6 +231,8 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
         await settle(bill);
       } catch (settleError) {
         log.warn('settling failed; the reconciler will retry', { merchantReference: ref, error: settleError });
+        // The store out of reach is not the service's failure: the caller is told so (503, Retry-After).
+        if (settleError instanceof StoreUnavailableError) throw settleError;
         throw unavailable();
       }
       if (!mayRetry) throw unavailable();

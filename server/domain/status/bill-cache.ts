@@ -14,6 +14,8 @@ export interface CachedBill {
 class Cached implements CachedBill {
   #view: BillView | undefined;
   #json: string | undefined;
+  /** Forgotten: no longer served fresh, kept only as what this process last saw (`stale`). */
+  outdated = false;
   constructor(readonly bill: CachedBill['bill'], readonly at: number) {}
   get view(): BillView {
     return (this.#view ??= toBillView(this.bill));
@@ -30,8 +32,15 @@ export function cachedBill(bill: StoredBill): CachedBill {
 export interface BillCache {
   /** The entry, unless absent or cached longer than `maxAgeMs` ago (then the store is asked again). */
   get(billId: string): CachedBill | undefined;
+  /**
+   * The entry however long ago it was cached, forgotten or not, for when the store cannot be asked
+   * (it is out of reach): what this process last saw of the bill. Such entries stay for this until
+   * `maxEntries` pushes them out.
+   */
+  stale(billId: string): CachedBill | undefined;
   /** Caches the bill (unless the cache is off) and returns it as a CachedBill. */
   set(bill: StoredBill): CachedBill;
+  /** `get` no longer answers the entry (it may be outdated); `stale` still does. */
   forget(billId: string): void;
   size(): number;
 }
@@ -43,16 +52,18 @@ export interface BillCacheOptions {
   now: () => number;
 }
 
-/** Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store. */
+/**
+ * Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store.
+ * An entry past `maxAgeMs`, or forgotten, is not served by `get` but stays, for `stale`.
+ */
 export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions): BillCache {
   const entries = new Map<string, Cached>();
   return {
     get(billId) {
       const entry = entries.get(billId);
-      if (entry && now() - entry.at < maxAgeMs) return entry;
-      if (entry) entries.delete(billId);
-      return undefined;
+      return entry && !entry.outdated && now() - entry.at < maxAgeMs ? entry : undefined;
     },
+    stale: (billId) => entries.get(billId),
     set(bill) {
       const entry = new Cached(bill as CachedBill['bill'], now());
       const billId = bill.billId;
@@ -63,7 +74,8 @@ export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions)
       return entry;
     },
     forget(billId) {
-      entries.delete(billId);
+      const entry = entries.get(billId);
+      if (entry) entry.outdated = true;
     },
     size: () => entries.size,
   };

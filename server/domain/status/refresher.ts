@@ -1,8 +1,10 @@
 import type { Alerts } from '../alerts.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import type { ApplyStatusResult, NoticeChannel, RequeryReason, StoredBill, Store } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
+import type { Priority } from '../../upstream/budget.js';
 import type { BillApi, StatusRecord } from '../../upstream/types.js';
 import { requeryMismatch } from './answer-check.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
@@ -39,6 +41,12 @@ export interface Refresher {
    * A requery this read starts goes by `options` (default reason `poll`).
    */
   read(billId: string, maxAgeMs?: number, known?: StoredBill, options?: RequeryOptions): Promise<Refreshed | null>;
+  /**
+   * Starts a requery behind the caller when `bill` (as the caller just read it) is older than the
+   * refresh window and none is in flight; never waits for it. Watchers see its result on their next
+   * poll or on their stream: nobody's answer waits on the service.
+   */
+  refreshBehind(bill: StoredBill, reason: RequeryReason): void;
   /** The bill from this process's cache or else the store (then cached); null when there is none. */
   lookup(billId: string): Promise<CachedBill | null>;
   /**
@@ -57,6 +65,8 @@ export interface Refresher {
   news(billId: string, options?: RequeryOptions): Promise<Refreshed | null>;
   /** Requeries in flight, all bills. */
   inFlight(): number;
+  /** Resolves once no requery is in flight (those started behind answers included). */
+  idle(): Promise<void>;
 }
 
 export interface RefresherOptions {
@@ -66,6 +76,8 @@ export interface RefresherOptions {
   hub: Hub;
   alerts: Alerts;
   channels: NoticeChannel[];
+  /** The service's time, unix ms (expiredOn is on its clock); default `now`. */
+  serviceNow?: () => number;
   /** Called when a requery made a bill final (its notice is queued). */
   onBecameFinal: () => void;
   /** After every requery this process made (metrics). */
@@ -78,8 +90,16 @@ export interface RefresherOptions {
   cacheEntries?: number;
 }
 
+/** Who waits on a requery of this reason: its turn in the budget toward the service. */
+export const REQUERY_PRIORITY: Record<RequeryReason, Priority> = {
+  callback: 'news', return: 'news', cancel: 'customer', create: 'customer', poll: 'watch', stream: 'watch', reconcile: 'background',
+};
+const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
+
 interface Flight {
   promise: Promise<Refreshed | null>;
+  /** Its turn in the budget: news arriving while it waits for one makes it as urgent. */
+  priority: Priority;
   /** News that arrived while `promise` was in flight: one more requery after it, shared. */
   followUp: {
     promise: Promise<Refreshed | null>;
@@ -96,6 +116,7 @@ interface Flight {
  */
 export function createRefresher(options: RefresherOptions): Refresher {
   const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
+  const serviceNow = options.serviceNow ?? now;
   const onRequery = options.onRequery ?? (() => undefined);
   const leaseMs = options.leaseMs ?? 10_000;
   const flights = new Map<string, Flight>();
@@ -103,8 +124,20 @@ export function createRefresher(options: RefresherOptions): Refresher {
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
   const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
 
+  /**
+   * The bill from the store (then cached). While the store is out of reach, the bill as this
+   * process last saw it, however old (a final bill never changes; a pending one is refreshed once
+   * the store is back); for a bill not seen here the StoreUnavailableError goes to the caller.
+   */
   async function load(billId: string): Promise<StoredBill | null> {
-    const bill = await store.getByBillId(billId);
+    let bill: StoredBill | null;
+    try {
+      bill = await store.getByBillId(billId);
+    } catch (error) {
+      const last = error instanceof StoreUnavailableError ? cache.stale(billId) : undefined;
+      if (last) return last.bill;
+      throw error;
+    }
     if (bill) cache.set(bill);
     else cache.forget(billId);
     return bill;
@@ -117,26 +150,27 @@ export function createRefresher(options: RefresherOptions): Refresher {
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
    * bill). News requeries whatever others do (see Refresher.news).
    */
-  async function requery(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Promise<Refreshed | null> {
+  async function requery(flight: Flight, billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Promise<Refreshed | null> {
     const bill = known ?? (await load(billId));
     if (!bill) return null;
     if (bill.isFinal) return { bill, confirmed: true };
-    if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason);
+    const priority = () => flight.priority;
+    if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason, priority);
     const at = now();
     if (!(await store.claimRefresh(billId, at, maxAgeMs, leaseMs))) return { bill, confirmed: false };
     try {
-      return await requeryClaimed(billId, bill, retry, reason);
+      return await requeryClaimed(billId, bill, retry, reason, priority);
     } finally {
       await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
     }
   }
 
   /** The service's status of the bill, checked against it; why there is none to apply otherwise. */
-  async function ask(bill: StoredBill & { billId: string }, retry: boolean): Promise<StatusRecord | 'failed' | 'mismatch'> {
+  async function ask(bill: StoredBill & { billId: string }, retry: boolean, priority: () => Priority): Promise<StatusRecord | 'failed' | 'mismatch'> {
     const billId = bill.billId;
     let record: StatusRecord;
     try {
-      record = await upstream.requeryBill(billId, { retry });
+      record = await upstream.requeryBill(billId, { retry, priority });
     } catch (error) {
       log.warn('requery failed; serving the stored status', { billId, error });
       return 'failed';
@@ -154,10 +188,10 @@ export function createRefresher(options: RefresherOptions): Refresher {
    * final by itself, it asks the service to cancel and asks again. Only the service's word makes
    * the bill final, so a payment that landed meanwhile is what gets stored.
    */
-  async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord): Promise<StatusRecord> {
+  async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord, priority: () => Priority): Promise<StatusRecord> {
     const billId = bill.billId;
     try {
-      await upstream.cancelBill(billId);
+      await upstream.cancelBill(billId, { priority });
       log.info('bill past expiredOn and grace, still pending: cancelled at the service', { billId });
     } catch (error) {
       // Refused as such: no longer pending there (paid, perhaps); the requery below says what it is.
@@ -166,13 +200,13 @@ export function createRefresher(options: RefresherOptions): Refresher {
         return pending;
       }
     }
-    const after = await ask(bill, false);
+    const after = await ask(bill, false, priority);
     return typeof after === 'string' ? pending : after;
   }
 
-  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason): Promise<Refreshed> {
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: () => Priority): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
-    const answer = await ask(known, retry);
+    const answer = await ask(known, retry, priority);
     if (typeof answer === 'string') {
       onRequery(reason, answer);
       // Counts as a check so that a failing service is not asked again on every read.
@@ -181,8 +215,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
       return { bill, confirmed: false };
     }
     let record = answer;
-    if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && now() > bill.expiredOn + config.expiryGraceMs) {
-      record = await cancelOverdue(known, record);
+    if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && serviceNow() > bill.expiredOn + config.expiryGraceMs) {
+      record = await cancelOverdue(known, record, priority);
     }
     const checkedAt = now();
     const outcome = outcomeOf(record, config.statuses);
@@ -209,8 +243,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Flight {
-    const flight: Flight = { promise: Promise.resolve(null), followUp: null };
-    flight.promise = requery(billId, maxAgeMs, retry, reason, known).finally(() => {
+    const flight: Flight = { promise: Promise.resolve(null), priority: REQUERY_PRIORITY[reason], followUp: null };
+    flight.promise = requery(flight, billId, maxAgeMs, retry, reason, known).finally(() => {
       const next = flight.followUp;
       if (next) {
         begin(billId, 'news', true, next.reason).promise.then(next.resolve, next.reject);
@@ -235,18 +269,30 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const hit = cache.get(billId);
       if (hit) return hit;
       const bill = await load(billId);
-      return bill ? (cache.get(billId) ?? cachedBill(bill)) : null;
+      if (!bill) return null;
+      // Loaded and cached, or (the store out of reach) the entry last seen: its view is serialized already.
+      const entry = cache.get(billId) ?? cache.stale(billId);
+      return entry?.bill === bill ? entry : cachedBill(bill);
     },
     servable(billId) {
       if (flights.has(billId)) return undefined;
       const hit = cache.get(billId);
       return hit && fresh(hit.bill, config.refreshWindowMs) ? hit : undefined;
     },
+    refreshBehind(bill, reason) {
+      const billId = bill.billId;
+      if (billId === null || fresh(bill, config.refreshWindowMs) || flights.has(billId)) return;
+      // Its errors are logged where they happen; what it stores reaches watchers through the hub.
+      begin(billId, config.refreshWindowMs, true, reason, bill).promise.catch(() => undefined);
+    },
     forget: (billId) => cache.forget(billId),
     news(billId, newsOptions) {
       const flight = flights.get(billId);
       const reason = newsOptions?.reason ?? 'callback';
       if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason, newsOptions?.known).promise;
+      // A requery still waiting for its turn goes as urgently as this news: it may bring the payment.
+      const urgency = REQUERY_PRIORITY[reason];
+      if (RANK[urgency] < RANK[flight.priority]) flight.priority = urgency;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;
@@ -259,5 +305,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
       return flight.followUp.promise;
     },
     inFlight: () => flights.size,
+    async idle() {
+      while (flights.size > 0) await Promise.allSettled([...flights.values()].map((flight) => flight.promise));
+    },
   };
 }

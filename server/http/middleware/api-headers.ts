@@ -9,6 +9,8 @@ export type HeaderStamp = (c: Context) => Response | undefined;
 
 export interface ApiHeadersOptions {
   now: () => number;
+  /** The service's time (X-Service-Time), when known. */
+  serviceNow?: () => number;
   /** For routes a browser calls from the merchant's page; none for server-to-server routes. */
   cors?: BrowserCorsOptions;
 }
@@ -22,13 +24,13 @@ export function stampNoStore(c: Context): void {
   c.header('Cache-Control', 'no-store');
 }
 
-/** What every API answer carries: `nosniff`, `Cache-Control: no-store` and `X-Server-Time`, and CORS on browser routes. */
-export function apiHeaders({ now, cors }: ApiHeadersOptions): HeaderStamp {
+/** What every API answer carries: `nosniff`, `Cache-Control: no-store`, `X-Server-Time` (and `X-Service-Time`), and CORS on browser routes. */
+export function apiHeaders({ now, serviceNow, cors }: ApiHeadersOptions): HeaderStamp {
   const stampCors = cors ? corsStamp(cors) : undefined;
   return function stampApiHeaders(c) {
     stampApiSecurity(c);
     stampNoStore(c);
-    stampServerTime(c, now);
+    stampServerTime(c, now, serviceNow);
     return stampCors?.(c);
   };
 }

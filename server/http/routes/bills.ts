@@ -4,13 +4,12 @@ import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
 import { ApiError } from '../errors.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import { rateLimit } from '../middleware/rate-limit.js';
-import { BillApiRejectedError } from '../../upstream/errors.js';
+import { BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
 import type { BillView } from '../../../contract/bill-view.js';
-import { cachedBill } from '../../domain/status/bill-cache.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
 import type { VersionedView } from '../../domain/status/hub.js';
-import type { Refreshed } from '../../domain/status/refresher.js';
 import { billForToken, jsonBody, servableForToken } from '../bill-access.js';
 import type { Services } from '../services.js';
 import { startedCookie } from '../started-here.js';
@@ -22,6 +21,7 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 
 /** The code a create is refused with, for bill_checkout_creates_total. */
 function refusalCode(error: unknown): string {
+  if (error instanceof StoreUnavailableError) return 'store_unavailable';
   return error instanceof ApiError || error instanceof CheckoutError ? error.code : 'internal_error';
 }
 
@@ -64,11 +64,6 @@ export function billRoutes(s: Services): Hono {
     },
   );
 
-  const viewJson = (read: Refreshed | null, found: CachedBill): string => {
-    if (!read || read.bill === found.bill) return found.json;
-    const now = s.refresher.servable(found.bill.billId);
-    return now?.bill === read.bill ? now.json : JSON.stringify(toBillView(read.bill));
-  };
   const json = (c: Context, body: string) => {
     c.header('Cache-Control', 'no-store');
     return c.body(body, 200, JSON_TYPE);
@@ -82,7 +77,9 @@ export function billRoutes(s: Services): Hono {
     if (hit) return json(c, hit.json);
     return (async () => {
       const found = await billForToken(c, s);
-      return json(c, viewJson(await s.refresher.read(found.bill.billId, undefined, found.bill), found));
+      // What is known now, at once; a requery runs behind it when the status is older than the window.
+      s.refresher.refreshBehind(found.bill, 'poll');
+      return json(c, found.json);
     })();
   });
 
@@ -109,15 +106,18 @@ export function billRoutes(s: Services): Hono {
     const early: VersionedView[] = [];
     let deliver: (view: BillView, version: number) => void = (view, version) => void early.push({ view, version });
     const unsubscribe = s.hub.subscribe(billId, (view, version) => deliver(view, version));
+    // The first frame is what is known now (looked up again after subscribing, so that no change
+    // between the two is missed); a requery behind it arrives as the next frame.
     let first: CachedBill;
     try {
-      const read = await s.refresher.read(billId, undefined, found.bill, { reason: 'stream' });
-      first = !read || read.bill === found.bill ? found : cachedBill(read.bill);
+      const now = await s.refresher.lookup(billId);
+      first = now && now.bill.statusVersion > found.bill.statusVersion ? now : found;
     } catch (error) {
       unsubscribe();
       release();
       throw error;
     }
+    s.refresher.refreshBehind(first.bill, 'stream');
     const { sink, response } = s.sse(c, SSE_HEADERS, () => stream?.cancel());
     const live = statusStream({
       sink,
@@ -144,9 +144,14 @@ export function billRoutes(s: Services): Hono {
     try {
       await s.upstream.cancelBill(bill.billId);
     } catch (error) {
-      if (error instanceof BillApiRejectedError) {
+      // Refused as such (not for load: a 429 is no answer about the bill).
+      if (error instanceof BillApiRejectedError && !error.retryable) {
         await s.refresher.news(bill.billId, { reason: 'cancel' });
         throw new ApiError(409, 'not_cancellable', 'The payment service says this bill can no longer be cancelled.');
+      }
+      if (error instanceof BillApiThrottledError) {
+        const seconds = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+        throw new ApiError(503, 'upstream_busy', 'The payment service is busy; try again shortly.', { 'Retry-After': seconds });
       }
       s.log.warn('cancel failed', { billId: bill.billId, error });
       throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');

@@ -188,7 +188,7 @@ function componentSchemas(): Record<string, unknown> {
   }));
 }
 
-type Header = 'CacheControl' | 'ServerTime' | 'RetryAfter' | 'WwwAuthenticate' | 'StartedCookie';
+type Header = 'CacheControl' | 'ServerTime' | 'ServiceTime' | 'RetryAfter' | 'WwwAuthenticate' | 'StartedCookie';
 const HEADERS = {
   CacheControl: {
     description: 'No cache may keep an answer of the API: it may carry a capability token or a status that changes',
@@ -198,6 +198,12 @@ const HEADERS = {
   ServerTime: {
     description: "The BFF's clock, unix milliseconds: widgets correct their countdown for a skewed device clock",
     required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  ServiceTime: {
+    description: "The payment service's clock as the BFF estimates it from the Date headers of the service's answers, unix milliseconds: " +
+      "expiredOn is on this clock, so widgets count down by it (preferred to X-Server-Time)",
+    required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
@@ -212,7 +218,7 @@ const HEADERS = {
 } satisfies Record<Header, unknown>;
 
 const HEADER_NAMES: Record<Header, string> = {
-  CacheControl: 'Cache-Control', ServerTime: 'X-Server-Time', RetryAfter: 'Retry-After', WwwAuthenticate: 'WWW-Authenticate',
+  CacheControl: 'Cache-Control', ServerTime: 'X-Server-Time', ServiceTime: 'X-Service-Time', RetryAfter: 'Retry-After', WwwAuthenticate: 'WWW-Authenticate',
   StartedCookie: 'Set-Cookie',
 };
 
@@ -221,7 +227,7 @@ const headers = (...names: Header[]) => Object.fromEntries(names.map((n) => [HEA
 /** An answer under /api: JSON, `Cache-Control: no-store` and `X-Server-Time`. */
 const api = (description: string, schema: SchemaName, ...extra: Header[]) => ({
   description,
-  headers: headers('CacheControl', 'ServerTime', ...extra),
+  headers: headers('CacheControl', 'ServerTime', 'ServiceTime', ...extra),
   content: { 'application/json': { schema: ref(schema) } },
 });
 const error = (description: string, ...extra: Header[]) => api(description, 'Error', ...extra);
@@ -298,6 +304,7 @@ export function describeApi(): Record<string, unknown> {
             429: error('CREATE_RATE_LIMIT_PER_MINUTE reached for this client (rate_limited)', 'RetryAfter'),
             500: internal,
             502: error('The payment service or the order lookup refused or failed (upstream_rejected, upstream_unavailable, create_failed, order_lookup_failed), or the service answered a bill other than the one asked for (upstream_mismatch: it was withdrawn)'),
+            503: error('The store does not answer (store_unavailable), or the payment service asked for fewer requests and no turn came within BILL_API_TIMEOUT_MS (upstream_busy): nothing was created', 'RetryAfter'),
           },
         },
       },
@@ -305,10 +312,15 @@ export function describeApi(): Record<string, unknown> {
         get: {
           operationId: 'getBill',
           tags: ['bills'],
-          summary: 'The bill as last requeried (asked again at most once per REFRESH_WINDOW_MS)',
+          summary: 'The bill as stored, at once; when its status is older than REFRESH_WINDOW_MS a requery starts behind the answer (the next read or the stream shows it)',
           security: billToken,
           parameters: [billId],
-          responses: { 200: api('The bill', 'BillView'), 404: noSuchBill, 500: internal },
+          responses: {
+            200: api('The bill (during a store outage: as this instance last saw it)', 'BillView'),
+            404: noSuchBill,
+            500: internal,
+            503: error('The store does not answer and this instance has not seen the bill (store_unavailable)', 'RetryAfter'),
+          },
         },
       },
       '/api/bills/{billId}/events': {
@@ -349,7 +361,7 @@ export function describeApi(): Record<string, unknown> {
             404: noSuchBill,
             429: error('This client holds MAX_SSE_PER_CLIENT streams already (too_many_streams_for_client): poll GET /api/bills/{billId} instead', 'RetryAfter'),
             500: internal,
-            503: error('MAX_SSE_CONNECTIONS streams are open (too_many_streams): poll GET /api/bills/{billId} instead', 'RetryAfter'),
+            503: error('MAX_SSE_CONNECTIONS streams are open (too_many_streams): poll GET /api/bills/{billId} instead; or the store does not answer and this instance has not seen the bill (store_unavailable)', 'RetryAfter'),
           },
         },
       },
@@ -370,6 +382,7 @@ export function describeApi(): Record<string, unknown> {
             415: notJson,
             500: internal,
             502: error('The payment service is unavailable (upstream_unavailable)'),
+            503: error('The payment service asked for fewer requests (upstream_busy), or the store does not answer (store_unavailable)', 'RetryAfter'),
           },
         },
       },

@@ -21,7 +21,7 @@ import { createSandbox } from '../../../sandbox/sandbox.js';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/sandbox.js';
 import { openStore } from '../../../server/store/open-store.js';
 import type { Store } from '../../../server/store/types.js';
-import { createBillApi, loadSigner } from '../../../server/upstream/index.js';
+import { createBillApi, createServiceClock, loadSigner } from '../../../server/upstream/index.js';
 import type { BillApi, HttpClient } from '../../../server/upstream/index.js';
 import type { CreatedBillView } from '../../../contract/bill-view.js';
 import { serveOn } from './servers.js';
@@ -71,6 +71,10 @@ export interface HarnessOptions {
   start?: boolean;
   /** Tells clients apart, as main.ts does by address (default: none, as createBillCheckout's). */
   clientKey?: (c: Context) => string;
+  /** The real clock for the BFF and the sandbox (a load over real seconds); `clock.advance` then throws. */
+  realClock?: boolean;
+  /** Answers' Date headers farther from the BFF's clock than this are ignored, ms (0: the BFF goes by its own clock). */
+  serviceClockMaxOffsetMs?: number;
 }
 
 export interface Harness {
@@ -91,13 +95,17 @@ export interface Harness {
   create(body?: Record<string, unknown>, headers?: Record<string, string>): Promise<CreatedBillView>;
   /** Requeries the sandbox has answered for this bill. */
   requeries(billId: string): number;
+  /** Resolves once the requeries started behind answers (and any other) have finished. */
+  refreshed(): Promise<void>;
   /** A ticket for `orderId` minted with ORDER_TICKET_SECRET, valid `ttlMs` from the BFF's clock. */
   ticket(orderId: string, ttlMs?: number): Promise<string>;
 }
 
 export async function startHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-test-'));
-  const clock = createClock();
+  const clock: Clock = options.realClock
+    ? { now: Date.now, advance: () => { throw new Error('this harness runs on the real clock'); } }
+    : createClock();
   const logs: string[] = [];
   const bodies: string[] = [];
 
@@ -147,6 +155,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     pageBase: config.pageBase,
     http: options.upstreamHttp ? options.upstreamHttp(realHttp) : realHttp,
     sleep: async () => undefined,
+    // The service's clock against the harness's (the budget keeps real time: its pauses are real waits).
+    clock: createServiceClock({ now: clock.now, ...(options.serviceClockMaxOffsetMs !== undefined ? { maxOffsetMs: options.serviceClockMaxOffsetMs } : {}) }),
   });
   const log = createLogger({
     write: (line) => logs.push(line),
@@ -209,6 +219,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       return (await res.json()) as CreatedBillView;
     },
     requeries: (billId) => sandbox.stats().requeryByBill[billId] ?? 0,
+    refreshed: () => app.refresher.idle(),
     ticket(orderId, ttlMs = 600_000) {
       if (config.orderTicketSecret === null) throw new Error('ticket(): the harness has no ORDER_TICKET_SECRET');
       return orderTicket(orderId, config.orderTicketSecret, ttlMs, clock.now());

@@ -1,0 +1,299 @@
+// One budget of requests toward the service, shared by every operation of the process: a token
+// bucket whose rate is BILL_API_MAX_RPS at most and, below it, learned from the service's refusals
+// (additive increase, multiplicative decrease), with each operation paused for everyone while the
+// service's Retry-After runs. Waiting requests are granted by priority, so news of a payment never
+// waits behind polls.
+import type { BillOperation } from './errors.js';
+
+/** Who is waiting on a request, most urgent first. */
+export type Priority = 'news' | 'customer' | 'watch' | 'background';
+export const PRIORITIES: readonly Priority[] = ['news', 'customer', 'watch', 'background'];
+
+export interface BudgetOptions {
+  /** Requests per second this process may send at most, all operations together; null: no fixed limit. */
+  maxRps: number | null;
+  /** The lowest rate the adaptive limit falls to, requests per second (default 1). */
+  minRps?: number;
+  /** The longest Retry-After obeyed, ms: a service's answer does not stop us for a day (default 60 s). */
+  maxPauseMs?: number;
+  /** A 429 without Retry-After pauses its operation this long, ms (default 1000). */
+  defaultPauseMs?: number;
+  now?: () => number;
+  setTimer?: (callback: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
+}
+
+/** Told of each turn granted (how long it waited) and each refusal for load, for metrics. */
+export interface BudgetObserver {
+  granted(operation: BillOperation, priority: Priority, waitedMs: number): void;
+  throttled(operation: BillOperation, status: number): void;
+}
+
+export interface TakeOptions {
+  signal?: AbortSignal;
+  /** Give up (BudgetExhaustedError) rather than wait longer than this, ms. */
+  maxWaitMs?: number;
+}
+
+export interface BudgetState {
+  /** The rate granted now, requests per second; Infinity while unlimited. */
+  rps: number;
+  /** Requests waiting, by priority. */
+  waiting: Record<Priority, number>;
+  /** Operations paused by the service's Retry-After, until when (ms). */
+  paused: Partial<Record<BillOperation, number>>;
+}
+
+export interface Budget {
+  /**
+   * Resolves when a request of `operation` may be sent; `priority` is read at each grant, so a
+   * waiting request can become more urgent. Rejects if `signal` aborts or the wait would pass
+   * `maxWaitMs`.
+   */
+  take(operation: BillOperation, priority: Priority | (() => Priority), options?: TakeOptions): Promise<void>;
+  /**
+   * What the service answered a request: a 429, or a 503 with Retry-After, is a refusal for load:
+   * the operation pauses for everyone until the Retry-After and the rate is halved.
+   */
+  answered(operation: BillOperation, status: number, retryAfterMs: number | null): void;
+  state(): BudgetState;
+  /** Adds an observer (the app's metrics). */
+  observe(observer: BudgetObserver): void;
+}
+
+/** The service asked us to slow down, and the caller could not wait that long. */
+export class BudgetExhaustedError extends Error {
+  override name = 'BudgetExhaustedError';
+  /** When the budget expects to grant this operation again, ms from now. */
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number) {
+    super(message);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Whether an answer is the service refusing for load (what pauses an operation). */
+export function isThrottle(status: number, retryAfterMs: number | null): boolean {
+  return status === 429 || (status === 503 && retryAfterMs !== null);
+}
+
+const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
+
+interface Waiter {
+  operation: BillOperation;
+  priority: () => Priority;
+  since: number;
+  deadline: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  /** Drops the waiter's abort listener. */
+  done: () => void;
+}
+
+const WINDOW_MS = 1000;
+
+export function createBudget(options: BudgetOptions): Budget {
+  const now = options.now ?? Date.now;
+  const setTimer = options.setTimer ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
+  const clearTimer = options.clearTimer ?? ((timer: unknown) => clearTimeout(timer as ReturnType<typeof setTimeout>));
+  const maxRps = options.maxRps !== null && options.maxRps > 0 ? options.maxRps : Infinity;
+  const minRps = Math.min(options.minRps ?? 1, maxRps);
+  const maxPauseMs = options.maxPauseMs ?? 60_000;
+  const defaultPauseMs = options.defaultPauseMs ?? 1000;
+
+  let rps = maxRps;
+  let tokens = burst(rps);
+  let refilledAt = now();
+  // The last decrease and the last increase: one decrease per window (the refusals of requests
+  // already sent are one event), one increase per window without refusals while requests waited.
+  let decreasedAt = -Infinity;
+  let increasedAt = now();
+  let waitedSinceIncrease = false;
+  const paused = new Map<BillOperation, number>();
+  // In arrival order: the most urgent is looked for at each grant, as a waiter's priority can rise.
+  const waiters: Waiter[] = [];
+  // Requests sent in the last window, in tenths of it: the rate a decrease starts from.
+  const slots = new Float64Array(10);
+  let slotEpoch = Math.floor(now() / (WINDOW_MS / 10));
+  const observers: BudgetObserver[] = [];
+  let timer: unknown = null;
+  let timerAt = Infinity;
+
+  function burst(rate: number): number {
+    return Number.isFinite(rate) ? Math.max(1, rate / 10) : Infinity;
+  }
+
+  function advance(at: number): void {
+    const epoch = Math.floor(at / (WINDOW_MS / 10));
+    if (epoch - slotEpoch >= slots.length) slots.fill(0);
+    else for (let e = slotEpoch + 1; e <= epoch; e++) slots[e % slots.length] = 0;
+    if (epoch > slotEpoch) slotEpoch = epoch;
+  }
+
+  function count(at: number): void {
+    advance(at);
+    slots[slotEpoch % slots.length]! += 1;
+  }
+
+  function refill(at: number): void {
+    if (Number.isFinite(rps)) tokens = Math.min(burst(rps), tokens + ((at - refilledAt) / 1000) * rps);
+    refilledAt = at;
+    // Additive increase: a window passed without a refusal while the budget held requests back.
+    if (Number.isFinite(rps) && rps < maxRps && at - increasedAt >= WINDOW_MS && at - decreasedAt >= WINDOW_MS) {
+      if (waitedSinceIncrease || waiters.length > 0) rps = Math.min(maxRps, rps + Math.max(1, rps / 20));
+      // On the window's own cadence, not whenever a grant happened to look.
+      increasedAt = Math.max(increasedAt + WINDOW_MS, at - WINDOW_MS);
+      waitedSinceIncrease = false;
+    }
+  }
+
+  function pausedUntil(operation: BillOperation, at: number): number {
+    const until = paused.get(operation);
+    if (until === undefined) return 0;
+    if (until <= at) {
+      paused.delete(operation);
+      return 0;
+    }
+    return until;
+  }
+
+  function grant(waiter: Waiter, at: number): void {
+    tokens -= 1;
+    count(at);
+    waiter.done();
+    for (const observer of observers) observer.granted(waiter.operation, waiter.priority(), at - waiter.since);
+    waiter.resolve();
+  }
+
+  /** Grants what can be granted now, most urgent first (then first come), and sets the timer for the rest. */
+  function dispatch(): void {
+    const at = now();
+    refill(at);
+    let wakeAt = Infinity;
+    while (waiters.length > 0) {
+      let best = -1;
+      let bestRank = Infinity;
+      for (let i = 0; i < waiters.length; i++) {
+        const waiter = waiters[i]!;
+        const until = pausedUntil(waiter.operation, at);
+        // A paused operation's waiters step aside; others behind them go.
+        if (until > 0) {
+          wakeAt = Math.min(wakeAt, until);
+          continue;
+        }
+        const rank = RANK[waiter.priority()];
+        if (rank < bestRank) {
+          best = i;
+          bestRank = rank;
+        }
+      }
+      if (best < 0) break;
+      if (tokens < 1) {
+        wakeAt = Math.min(wakeAt, at + Math.ceil(((1 - tokens) / rps) * 1000));
+        break;
+      }
+      grant(waiters.splice(best, 1)[0]!, at);
+    }
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const waiter = waiters[i]!;
+      if (waiter.deadline > at) {
+        wakeAt = Math.min(wakeAt, waiter.deadline);
+        continue;
+      }
+      waiters.splice(i, 1);
+      waiter.done();
+      waiter.reject(exhausted(waiter.operation, Math.max(pausedUntil(waiter.operation, at) - at, Math.ceil(1000 / rps))));
+    }
+    schedule(wakeAt);
+  }
+
+  function schedule(at: number): void {
+    if (at === Infinity || at >= timerAt) return;
+    if (timer !== null) clearTimer(timer);
+    timerAt = at;
+    timer = setTimer(() => {
+      timer = null;
+      timerAt = Infinity;
+      dispatch();
+    }, Math.max(0, at - now()));
+  }
+
+  function exhausted(operation: BillOperation, retryAfterMs: number): BudgetExhaustedError {
+    return new BudgetExhaustedError(
+      `Bill API ${operation}: the service asked for fewer requests (429 or 503 with Retry-After) and this one could not wait; try again in ${Math.ceil(retryAfterMs / 1000)} s.` +
+      ' If the service documents its limit, set BILL_API_MAX_RPS to it.',
+      retryAfterMs,
+    );
+  }
+
+  return {
+    take(operation, priority, takeOptions = {}) {
+      const { signal } = takeOptions;
+      const priorityOf = typeof priority === 'function' ? priority : () => priority;
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      const at = now();
+      refill(at);
+      const until = pausedUntil(operation, at);
+      const maxWaitMs = takeOptions.maxWaitMs ?? Infinity;
+      if (until - at > maxWaitMs) return Promise.reject(exhausted(operation, until - at));
+      // Nobody waiting and a token at hand: granted at once, no timer.
+      if (until === 0 && tokens >= 1 && waiters.length === 0) {
+        tokens -= 1;
+        count(at);
+        for (const observer of observers) observer.granted(operation, priorityOf(), 0);
+        return Promise.resolve();
+      }
+      waitedSinceIncrease = true;
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) waiters.splice(index, 1);
+          reject(signal?.reason);
+        };
+        const waiter: Waiter = {
+          operation, priority: priorityOf, since: at, deadline: at + maxWaitMs, resolve, reject,
+          done: () => signal?.removeEventListener('abort', onAbort),
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiters.push(waiter);
+        dispatch();
+      });
+    },
+
+    answered(operation, status, retryAfterMs) {
+      if (!isThrottle(status, retryAfterMs)) return;
+      const at = now();
+      for (const observer of observers) observer.throttled(operation, status);
+      const pause = Math.min(maxPauseMs, retryAfterMs ?? defaultPauseMs);
+      paused.set(operation, Math.max(paused.get(operation) ?? 0, at + pause));
+      if (at - decreasedAt >= WINDOW_MS) {
+        // Multiplicative decrease from what was really sent in the last window (an unlimited
+        // budget has no rate of its own to halve).
+        advance(at);
+        const recent = Math.max(slots.reduce((sum, n) => sum + n, 0), 1);
+        rps = Math.max(minRps, Math.min(rps, recent) / 2);
+        tokens = Math.min(tokens, burst(rps));
+        decreasedAt = at;
+        increasedAt = at;
+        waitedSinceIncrease = false;
+      }
+    },
+
+    state() {
+      const at = now();
+      refill(at);
+      const pausedNow: Partial<Record<BillOperation, number>> = {};
+      for (const [operation] of paused) {
+        const until = pausedUntil(operation, at);
+        if (until > 0) pausedNow[operation] = until;
+      }
+      const waiting: Record<Priority, number> = { news: 0, customer: 0, watch: 0, background: 0 };
+      for (const waiter of waiters) waiting[waiter.priority()] += 1;
+      return { rps, waiting, paused: pausedNow };
+    },
+
+    observe(observer) {
+      observers.push(observer);
+    },
+  };
+}

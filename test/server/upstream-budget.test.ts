@@ -1,0 +1,179 @@
+// The budget toward the service: its pace, its order (news first), the service's pauses, and the
+// rate it learns from refusals. Time is a fake clock whose timers run as it is advanced.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BudgetExhaustedError, createBudget, type BudgetOptions, type Priority } from '../../server/upstream/budget.js';
+import type { BillOperation } from '../../server/upstream/errors.js';
+
+function fakeTime() {
+  let now = 1_000_000;
+  let timers: { at: number; run: () => void; id: number }[] = [];
+  let next = 0;
+  return {
+    now: () => now,
+    setTimer: (run: () => void, ms: number) => {
+      const id = next++;
+      timers.push({ at: now + ms, run, id });
+      return id;
+    },
+    clearTimer: (id: unknown) => {
+      timers = timers.filter((t) => t.id !== id);
+    },
+    /** Moves the clock to `now + ms`, running each timer at its time, then lets the promises settle. */
+    async advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        timers.sort((a, b) => a.at - b.at);
+        const due = timers[0];
+        if (!due || due.at > end) break;
+        timers.shift();
+        now = Math.max(now, due.at);
+        due.run();
+        await settle();
+      }
+      now = end;
+      await settle();
+    },
+  };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function budgetWith(options: Partial<BudgetOptions> = {}) {
+  const time = fakeTime();
+  const budget = createBudget({ maxRps: null, now: time.now, setTimer: time.setTimer, clearTimer: time.clearTimer, ...options });
+  const granted: string[] = [];
+  const take = (name: string, operation: BillOperation, priority: Priority | (() => Priority), maxWaitMs?: number) =>
+    budget.take(operation, priority, maxWaitMs === undefined ? {} : { maxWaitMs }).then(() => {
+      granted.push(name);
+    });
+  return { time, budget, granted, take };
+}
+
+test('BILL_API_MAX_RPS: requests wait for their turn and go at the set pace, whatever the demand', async () => {
+  const { time, granted, take } = budgetWith({ maxRps: 10 });
+  for (let i = 0; i < 100; i++) void take(`r${i}`, 'requery', 'watch');
+  await settle();
+  // A burst of a tenth of a second's worth, then one every 100 ms.
+  assert.equal(granted.length, 1);
+  const perSecond: number[] = [];
+  for (let s = 0; s < 5; s++) {
+    const before = granted.length;
+    await time.advance(1000);
+    perSecond.push(granted.length - before);
+  }
+  assert.deepEqual(perSecond, [10, 10, 10, 10, 10]);
+});
+
+test('news first: waiting requests are granted by priority, then in arrival order', async () => {
+  const { time, granted, take } = budgetWith({ maxRps: 1 });
+  void take('first', 'requery', 'watch');
+  await settle();
+  void take('reconcile', 'requery', 'background');
+  void take('poll-1', 'requery', 'watch');
+  void take('create', 'create', 'customer');
+  void take('poll-2', 'requery', 'watch');
+  void take('callback', 'requery', 'news');
+  await time.advance(5000);
+  assert.deepEqual(granted, ['first', 'callback', 'create', 'poll-1', 'poll-2', 'reconcile']);
+});
+
+test('a waiting request whose priority rises (news about its bill) goes before those that were more urgent', async () => {
+  const { time, granted, take } = budgetWith({ maxRps: 1 });
+  void take('first', 'requery', 'watch');
+  await settle();
+  let poll: Priority = 'watch';
+  void take('create', 'create', 'customer');
+  void take('poll', 'requery', () => poll);
+  poll = 'news';
+  await time.advance(2000);
+  assert.deepEqual(granted, ['first', 'poll', 'create']);
+});
+
+test("a 429's Retry-After pauses that operation for everyone; other operations go on meanwhile", async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 100 });
+  budget.answered('requery', 429, 3000);
+  assert.equal(budget.state().paused.requery, time.now() + 3000);
+  void take('requery', 'requery', 'news');
+  void take('create', 'create', 'customer');
+  await time.advance(100);
+  assert.deepEqual(granted, ['create']);
+  await time.advance(2800);
+  assert.deepEqual(granted, ['create']);
+  await time.advance(200);
+  assert.deepEqual(granted, ['create', 'requery']);
+  // A 503 without Retry-After is a failure, not a request to slow down; a 500 neither.
+  budget.answered('list', 503, null);
+  budget.answered('list', 500, 5000);
+  assert.equal(budget.state().paused.list, undefined);
+});
+
+test('a Retry-After longer than maxPauseMs is capped: the service does not stop us for a day', async () => {
+  const { time, budget } = budgetWith({ maxPauseMs: 60_000 });
+  budget.answered('requery', 429, 86_400_000);
+  assert.equal(budget.state().paused.requery, time.now() + 60_000);
+});
+
+test('a caller that cannot wait as long as the pause is refused at once, with when to try again', async () => {
+  const { budget } = budgetWith();
+  budget.answered('create', 429, 4000);
+  await assert.rejects(budget.take('create', 'customer', { maxWaitMs: 1000 }), (error: unknown) => {
+    assert.ok(error instanceof BudgetExhaustedError);
+    assert.equal(error.retryAfterMs, 4000);
+    assert.match(error.message, /try again in 4 s/);
+    return true;
+  });
+});
+
+test('a waiter that reaches its maxWaitMs in the queue is refused; an aborted one leaves the queue', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 1 });
+  void take('first', 'requery', 'watch');
+  await settle();
+  const late = budget.take('requery', 'customer', { maxWaitMs: 300 });
+  const controller = new AbortController();
+  const aborted = budget.take('requery', 'watch', { signal: controller.signal });
+  assert.deepEqual(budget.state().waiting, { news: 0, customer: 1, watch: 1, background: 0 });
+  controller.abort(new Error('gone'));
+  await assert.rejects(aborted, /gone/);
+  const lateResult = late.then(() => 'granted', (error: unknown) => error);
+  await time.advance(400);
+  assert.ok((await lateResult) instanceof BudgetExhaustedError);
+  assert.deepEqual(budget.state().waiting, { news: 0, customer: 0, watch: 0, background: 0 });
+  assert.deepEqual(granted, ['first']);
+});
+
+test('adaptive: unlimited until the first refusal, then half the rate really sent, climbing back while requests wait', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: null });
+  for (let i = 0; i < 60; i++) void take(`r${i}`, 'requery', 'watch');
+  await settle();
+  assert.equal(granted.length, 60);
+  assert.equal(budget.state().rps, Infinity);
+  budget.answered('requery', 429, 1000);
+  // 60 sent in the last second: 30 a second from now on; the refusals of the others already sent are the same event.
+  assert.equal(budget.state().rps, 30);
+  budget.answered('requery', 429, 1000);
+  assert.equal(budget.state().rps, 30);
+  // With requests waiting and no refusal for a second, the rate rises a step at a time.
+  for (let i = 0; i < 200; i++) void take(`w${i}`, 'list', 'watch');
+  await time.advance(1000);
+  const rates = [budget.state().rps];
+  for (let s = 0; s < 3; s++) {
+    await time.advance(1000);
+    rates.push(budget.state().rps);
+  }
+  assert.ok(rates.every((rate, i) => i === 0 || rate > rates[i - 1]!), `rising: ${rates.join(', ')}`);
+  assert.ok(rates.at(-1)! < 40, `gradually: ${rates.join(', ')}`);
+  // Another refusal halves it again.
+  budget.answered('list', 429, 1000);
+  assert.ok(budget.state().rps <= rates.at(-1)! / 2 + 1);
+});
+
+test('adaptive, without waiters the rate does not climb: a quiet spell earns no burst', async () => {
+  const { time, budget, take } = budgetWith({ maxRps: null });
+  for (let i = 0; i < 20; i++) void take(`r${i}`, 'requery', 'watch');
+  await settle();
+  budget.answered('requery', 429, 1000);
+  assert.equal(budget.state().rps, 10);
+  await time.advance(10_000);
+  assert.equal(budget.state().rps, 10);
+});
