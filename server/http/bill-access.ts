@@ -15,7 +15,7 @@ export async function billForToken(c: Context, s: Services): Promise<CachedBill>
 }
 
 /**
- * The bill when it can be answered at once (cached and servable without a requery), after the
+ * The bill when it can be answered at once (cached: no store read), after the
  * token check; undefined when the store or a requery must be asked first.
  */
 export function servableForToken(c: Context, s: Services): CachedBill | undefined {

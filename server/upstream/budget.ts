@@ -271,7 +271,8 @@ export function createBudget(options: BudgetOptions): Budget {
         // budget has no rate of its own to halve).
         advance(at);
         const recent = Math.max(slots.reduce((sum, n) => sum + n, 0), 1);
-        rps = Math.max(minRps, Math.min(rps, recent) / 2);
+        // A set limit is known to be about right: a refusal near it cuts a tenth, not a half.
+        rps = Math.max(minRps, Math.min(rps, recent) * (Number.isFinite(maxRps) ? 0.9 : 0.5));
         tokens = Math.min(tokens, burst(rps));
         decreasedAt = at;
         increasedAt = at;

@@ -50,8 +50,8 @@ export interface Refresher {
   /** The bill from this process's cache or else the store (then cached); null when there is none. */
   lookup(billId: string): Promise<CachedBill | null>;
   /**
-   * The cached bill when `read` would serve it as is (final, or checked within the refresh window,
-   * no requery in flight): no store read, no await. Undefined otherwise.
+   * The cached bill (cached within the refresh window, coherent with the store), whatever its
+   * requery is doing: what a poll answers with no store read and no await. Undefined otherwise.
    */
   servable(billId: string): CachedBill | undefined;
   /** Drops the cached bill (another process changed it). */
@@ -274,11 +274,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const entry = cache.get(billId) ?? cache.stale(billId);
       return entry?.bill === bill ? entry : cachedBill(bill);
     },
-    servable(billId) {
-      if (flights.has(billId)) return undefined;
-      const hit = cache.get(billId);
-      return hit && fresh(hit.bill, config.refreshWindowMs) ? hit : undefined;
-    },
+    // A requery waiting for its turn in the budget leaves the cached bill as good as the store's.
+    servable: (billId) => cache.get(billId),
     refreshBehind(bill, reason) {
       const billId = bill.billId;
       if (billId === null || fresh(bill, config.refreshWindowMs) || flights.has(billId)) return;

@@ -69,12 +69,15 @@ export function billRoutes(s: Services): Hono {
     return c.body(body, 200, JSON_TYPE);
   };
 
-  // Served from memory without an await when the cached bill is fresh: the common poll. It stamps
+  // Served from memory without an await when the bill is cached: the common poll. It stamps
   // its own headers because no middleware may match its path (see app.ts).
   app.get('/:billId', (c) => {
     s.browserHeaders(c);
     const hit = servableForToken(c, s);
-    if (hit) return json(c, hit.json);
+    if (hit) {
+      s.refresher.refreshBehind(hit.bill, 'poll');
+      return json(c, hit.json);
+    }
     return (async () => {
       const found = await billForToken(c, s);
       // What is known now, at once; a requery runs behind it when the status is older than the window.
