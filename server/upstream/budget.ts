@@ -79,6 +79,9 @@ export function isThrottle(status: number, retryAfterMs: number | null): boolean
 
 const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
 
+/** Whether `a` goes before `b`. */
+export const moreUrgent = (a: Priority, b: Priority): boolean => RANK[a] < RANK[b];
+
 interface Waiter {
   operation: BillOperation;
   priority: () => Priority;

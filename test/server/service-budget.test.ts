@@ -173,3 +173,26 @@ test('a requery that takes 3 s: polls answer within 100 ms, one requery per bill
   h.sandbox.setFaults({ latencyMs: 0 });
   await h.refreshed();
 });
+
+test("a poll's refresh waiting for its turn goes as news once its bill's callback arrives", async (t) => {
+  const h = await startHarness(t);
+  const bill = await h.create();
+  const budget = h.upstream.budget!;
+  // The service has just refused a requery: requeries wait a second, for everyone.
+  budget.answered('requery', 429, 1000);
+  await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
+  assert.deepEqual(budget.state().waiting, { news: 0, customer: 0, watch: 1, background: 0 });
+  // The payment's callback: the refresh already waiting goes as news, ahead of any poll's.
+  h.sandbox.setFaults({ callbackDropRate: 1 });
+  h.sandbox.pay(bill.billId);
+  const stored = (await h.store.getByBillId(bill.billId))!;
+  const callback = h.request(`/api/hooks/callback/${bill.merchantReference}/${stored.hookToken}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}',
+  });
+  while (budget.state().waiting.news === 0) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(budget.state().waiting, { news: 1, customer: 0, watch: 0, background: 0 });
+  assert.equal((await callback).status, 200);
+  assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'paid');
+  await h.refreshed();
+  await h.sandbox.idle();
+});

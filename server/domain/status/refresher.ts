@@ -4,7 +4,7 @@ import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { ApplyStatusResult, NoticeChannel, RequeryReason, StoredBill, Store } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
-import type { Priority } from '../../upstream/budget.js';
+import { moreUrgent, type Priority } from '../../upstream/budget.js';
 import type { BillApi, StatusRecord } from '../../upstream/types.js';
 import { requeryMismatch } from './answer-check.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
@@ -94,7 +94,6 @@ export interface RefresherOptions {
 export const REQUERY_PRIORITY: Record<RequeryReason, Priority> = {
   callback: 'news', return: 'news', cancel: 'customer', create: 'customer', poll: 'watch', stream: 'watch', reconcile: 'background',
 };
-const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
 
 interface Flight {
   promise: Promise<Refreshed | null>;
@@ -289,7 +288,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason, newsOptions?.known).promise;
       // A requery still waiting for its turn goes as urgently as this news: it may bring the payment.
       const urgency = REQUERY_PRIORITY[reason];
-      if (RANK[urgency] < RANK[flight.priority]) flight.priority = urgency;
+      if (moreUrgent(urgency, flight.priority)) flight.priority = urgency;
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;
