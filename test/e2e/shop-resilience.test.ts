@@ -57,6 +57,36 @@ test('expiry: the countdown ends on "checking", and only the BFF\'s answer turns
   }
 });
 
+test("a service whose clock runs 90 s ahead: the countdown ends within 2 s of its expiredOn on its clock, not 90 s later", async () => {
+  const aheadMs = 90_000;
+  const shop = await app({ sandbox: { billLifetimeMs: 8000, sweepIntervalMs: 250, clockOffsetMs: aheadMs } });
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page } = await open(ctx, `${shop.url}/`);
+    // Only the element's own countdown may end the wait: no live events, and polls held once the bill shows.
+    await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
+    let holding = false;
+    const held: Route[] = [];
+    await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
+      if (holding && route.request().method() === 'GET') held.push(route);
+      else void route.continue();
+    });
+    const created = page.waitForResponse((res) => res.request().method() === 'POST' && /\/api\/bills$/.test(new URL(res.url()).pathname));
+    await page.click('#pay');
+    const { expiredOn } = (await (await created).json()) as { expiredOn: number };
+    await shownBill(page);
+    holding = true;
+    await page.locator('bill-checkout [part~="status"]', { hasText: TEXT.checking }).waitFor({ timeout: 15_000 });
+    // expiredOn is on the service's clock: on ours it is aheadMs earlier.
+    const late = Date.now() - (expiredOn - aheadMs);
+    assert.ok(Math.abs(late) <= 2000, `the countdown ended ${late} ms after the service's expiredOn`);
+    holding = false;
+    for (const route of held.splice(0)) await route.continue();
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('network dropped for a while: a retrying state, no false final state, then the real outcome', async () => {
   // The browser reaches the BFF through a relay the test cuts: open streams are reset, new
   // connections refused, as when a phone loses its network.

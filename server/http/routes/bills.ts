@@ -4,6 +4,7 @@ import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
 import { ApiError } from '../errors.js';
+import { SERVICE_TIME_HEADER } from '../middleware/server-time.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
@@ -53,6 +54,9 @@ export function billRoutes(s: Services): Hono {
       }
       const { status, bill } = result;
       s.metrics.createAnswered(result.fresh);
+      // Stamped again now that the service has answered: the first create of a process is the
+      // first answer its clock is learned from, and the widget counts down from this one.
+      if (s.upstream.clock) c.header(SERVICE_TIME_HEADER, String(s.upstream.clock.now()));
       // The answer carries the bill's token: no cache may keep it.
       c.header('Cache-Control', 'no-store');
       const cookie = startedCookie({
