@@ -144,6 +144,24 @@ function rate(env: Env, name: string): number | null {
   return n;
 }
 
+const SERVICE_OPERATIONS = ['create', 'list', 'requery', 'cancel', 'bind'] as const;
+
+/** `requery=10,create=2`: the limits a service documents per operation; {} when unset. */
+function ratesByOperation(env: Env, name: string): Partial<Record<(typeof SERVICE_OPERATIONS)[number], number>> {
+  const value = text(env, name);
+  const rates: Partial<Record<(typeof SERVICE_OPERATIONS)[number], number>> = {};
+  if (value === undefined) return rates;
+  for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [operation, figure] = item.split('=').map((part) => part.trim());
+    const known = SERVICE_OPERATIONS.find((op) => op === operation);
+    if (!known || !figure || !/^\d+(\.\d+)?$/.test(figure) || !(Number(figure) > 0)) {
+      throw new ConfigError(`${name} must be operation=requests per second pairs such as requery=10,create=2 (operations: ${SERVICE_OPERATIONS.join(', ')}), got "${value}"`);
+    }
+    rates[known] = Number(figure);
+  }
+  return rates;
+}
+
 function codes(env: Env, name: string, fallback: number[]): number[] {
   const v = text(env, name);
   if (v === undefined) return fallback;
@@ -249,6 +267,7 @@ export function loadConfig(env: Env): Config {
       timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),
       retries: int(env, 'BILL_API_RETRIES', 3),
       maxRps: rate(env, 'BILL_API_MAX_RPS'),
+      maxRpsByOperation: ratesByOperation(env, 'BILL_API_MAX_RPS_BY_OPERATION'),
       cancel: {
         method: (text(env, 'BILL_CANCEL_METHOD') ?? 'POST').toUpperCase(),
         path: text(env, 'BILL_CANCEL_PATH') ?? '/v1/bill/cancel',

@@ -12,6 +12,8 @@ export const PRIORITIES: readonly Priority[] = ['news', 'customer', 'watch', 'ba
 export interface BudgetOptions {
   /** Requests per second this process may send at most, all operations together; null: no fixed limit. */
   maxRps: number | null;
+  /** Requests per second of each operation of the service (create, list, requery, cancel, bind), where it documents one. */
+  maxRpsByOperation?: Partial<Record<BillOperation, number>>;
   /** The lowest rate the adaptive limit falls to, requests per second (default 1). */
   minRps?: number;
   /** The longest Retry-After obeyed, ms: a service's answer does not stop us for a day (default 60 s). */
@@ -95,6 +97,16 @@ interface Waiter {
 
 const WINDOW_MS = 1000;
 
+/** The service's operation a call is: findByMerchantReference is its list. */
+const endpointOf = (operation: BillOperation): BillOperation => (operation === 'findByMerchantReference' ? 'list' : operation);
+
+/** A fixed rate of one operation: a token bucket with a tenth of a second's burst. */
+interface Bucket {
+  rps: number;
+  tokens: number;
+  at: number;
+}
+
 export function createBudget(options: BudgetOptions): Budget {
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
@@ -119,6 +131,10 @@ export function createBudget(options: BudgetOptions): Budget {
   const slots = new Float64Array(10);
   let slotEpoch = Math.floor(now() / (WINDOW_MS / 10));
   const observers: BudgetObserver[] = [];
+  const buckets = new Map<BillOperation, Bucket>();
+  for (const [operation, rate] of Object.entries(options.maxRpsByOperation ?? {}) as [BillOperation, number][]) {
+    if (rate > 0) buckets.set(endpointOf(operation), { rps: rate, tokens: burst(rate), at: now() });
+  }
   let timer: unknown = null;
   let timerAt = Infinity;
 
@@ -151,18 +167,35 @@ export function createBudget(options: BudgetOptions): Budget {
   }
 
   function pausedUntil(operation: BillOperation, at: number): number {
-    const until = paused.get(operation);
+    const endpoint = endpointOf(operation);
+    const until = paused.get(endpoint);
     if (until === undefined) return 0;
     if (until <= at) {
-      paused.delete(operation);
+      paused.delete(endpoint);
       return 0;
     }
     return until;
   }
 
-  function grant(waiter: Waiter, at: number): void {
+  /** When the operation's own limit lets it go: `at` when now (or it has none). */
+  function operationReadyAt(operation: BillOperation, at: number): number {
+    const bucket = buckets.get(endpointOf(operation));
+    if (!bucket) return at;
+    bucket.tokens = Math.min(burst(bucket.rps), bucket.tokens + ((at - bucket.at) / 1000) * bucket.rps);
+    bucket.at = at;
+    return bucket.tokens >= 1 ? at : at + Math.ceil(((1 - bucket.tokens) / bucket.rps) * 1000);
+  }
+
+  /** Takes the tokens of a grant now. */
+  function spend(operation: BillOperation, at: number): void {
     tokens -= 1;
+    const bucket = buckets.get(endpointOf(operation));
+    if (bucket) bucket.tokens -= 1;
     count(at);
+  }
+
+  function grant(waiter: Waiter, at: number): void {
+    spend(waiter.operation, at);
     waiter.done();
     for (const observer of observers) observer.granted(waiter.operation, waiter.priority(), at - waiter.since);
     waiter.resolve();
@@ -178,9 +211,10 @@ export function createBudget(options: BudgetOptions): Budget {
       let bestRank = Infinity;
       for (let i = 0; i < waiters.length; i++) {
         const waiter = waiters[i]!;
-        const until = pausedUntil(waiter.operation, at);
-        // A paused operation's waiters step aside; others behind them go.
-        if (until > 0) {
+        // A paused operation's waiters, and those of an operation at its own limit, step aside;
+        // others behind them go.
+        const until = Math.max(pausedUntil(waiter.operation, at), operationReadyAt(waiter.operation, at));
+        if (until > at) {
           wakeAt = Math.min(wakeAt, until);
           continue;
         }
@@ -240,9 +274,8 @@ export function createBudget(options: BudgetOptions): Budget {
       const maxWaitMs = takeOptions.maxWaitMs ?? Infinity;
       if (until - at > maxWaitMs) return Promise.reject(exhausted(operation, until - at));
       // Nobody waiting and a token at hand: granted at once, no timer.
-      if (until === 0 && tokens >= 1 && waiters.length === 0) {
-        tokens -= 1;
-        count(at);
+      if (until === 0 && tokens >= 1 && waiters.length === 0 && operationReadyAt(operation, at) === at) {
+        spend(operation, at);
         for (const observer of observers) observer.granted(operation, priorityOf(), 0);
         return Promise.resolve();
       }
@@ -268,7 +301,8 @@ export function createBudget(options: BudgetOptions): Budget {
       const at = now();
       for (const observer of observers) observer.throttled(operation, status);
       const pause = Math.min(maxPauseMs, retryAfterMs ?? defaultPauseMs);
-      paused.set(operation, Math.max(paused.get(operation) ?? 0, at + pause));
+      const endpoint = endpointOf(operation);
+      paused.set(endpoint, Math.max(paused.get(endpoint) ?? 0, at + pause));
       if (at - decreasedAt >= WINDOW_MS) {
         // Multiplicative decrease from what was really sent in the last window (an unlimited
         // budget has no rate of its own to halve).

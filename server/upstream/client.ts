@@ -69,7 +69,7 @@ function checkConfig(config: UpstreamConfig): void {
 export function createBillApi(config: UpstreamConfig, options: BillApiOptions): BillApi {
   checkConfig(config);
   const now = options.now ?? Date.now;
-  const budget = options.budget ?? createBudget({ maxRps: config.maxRps, now });
+  const budget = options.budget ?? createBudget({ maxRps: config.maxRps, maxRpsByOperation: config.maxRpsByOperation, now });
   const clock = options.clock ?? createServiceClock({ now });
   const transport = createTransport(config, {
     budget,

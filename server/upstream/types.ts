@@ -27,6 +27,8 @@ export interface UpstreamConfig {
   retries: number;
   /** Requests per second this process may send the service at most (BILL_API_MAX_RPS); null: learned from its 429s. */
   maxRps: number | null;
+  /** Requests per second per operation of the service, where it documents them (BILL_API_MAX_RPS_BY_OPERATION). */
+  maxRpsByOperation: Partial<Record<'create' | 'list' | 'requery' | 'cancel' | 'bind', number>>;
   /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
   cancel: OperationShape & { body: string | null };
   /** Bind customer: method and path; the body is the customer's information as given. */

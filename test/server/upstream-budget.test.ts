@@ -177,3 +177,36 @@ test('adaptive, without waiters the rate does not climb: a quiet spell earns no 
   await time.advance(10_000);
   assert.equal(budget.state().rps, 10);
 });
+
+test("an operation's own documented limit holds it alone: other operations go past it", async () => {
+  const { time, granted, take } = budgetWith({ maxRps: 100, maxRpsByOperation: { requery: 2, list: 1 } });
+  for (let i = 0; i < 10; i++) void take(`requery-${i}`, 'requery', 'news');
+  void take('create', 'create', 'customer');
+  // findByMerchantReference is the service's list: it counts against list's limit.
+  void take('list', 'list', 'customer');
+  void take('find', 'findByMerchantReference', 'customer');
+  await settle();
+  assert.equal(granted.includes('find'), false, 'find waits for list\'s next turn');
+  await time.advance(1000);
+  const requeries = granted.filter((name) => name.startsWith('requery'));
+  assert.ok(requeries.length >= 2 && requeries.length <= 3, `requeries in the first second: ${requeries.length}`);
+  assert.ok(granted.includes('create'), 'create went past the waiting requeries');
+  assert.ok(granted.includes('list'));
+  assert.ok(granted.includes('find'), 'a second later, its turn');
+  // A refusal of a find pauses the list endpoint.
+  const { budget } = budgetWith();
+  budget.answered('findByMerchantReference', 429, 1000);
+  assert.ok((budget.state().paused.list ?? 0) > 0);
+});
+
+test('BILL_API_MAX_RPS and BILL_API_MAX_RPS_BY_OPERATION are checked like the other settings', async () => {
+  const { loadConfig, ConfigError } = await import('../../server/config.js');
+  const base = { PORT: '8787' };
+  assert.deepEqual(loadConfig({ ...base, BILL_API_MAX_RPS_BY_OPERATION: 'requery=10, create=0.5' }).upstream.maxRpsByOperation, { requery: 10, create: 0.5 });
+  assert.equal(loadConfig({ ...base, BILL_API_MAX_RPS: '2.5' }).upstream.maxRps, 2.5);
+  assert.equal(loadConfig(base).upstream.maxRps, null);
+  for (const bad of ['requery', 'poll=3', 'requery=0', 'requery=-1', 'requery=ten']) {
+    assert.throws(() => loadConfig({ ...base, BILL_API_MAX_RPS_BY_OPERATION: bad }), ConfigError, bad);
+  }
+  for (const bad of ['0', '-5', 'fast']) assert.throws(() => loadConfig({ ...base, BILL_API_MAX_RPS: bad }), ConfigError, bad);
+});
