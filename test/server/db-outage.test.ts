@@ -165,6 +165,12 @@ describe('PostgreSQL stopped under a running BFF', () => {
       assert.doesNotMatch(answer.body, /ECONNREFUSED|57P01|127\.0\.0\.1|postgres/i, answer.what);
     }
 
+    // A customer back from paying gets a page that tries again by itself, not JSON.
+    const back = await call('return', `/api/hooks/return/${known[0]!.merchantReference}/${'A'.repeat(43)}`);
+    assert.equal(back.status, 503, back.body);
+    assert.equal(back.retryAfter, '5');
+    assert.match(back.body, /^<!doctype html>.*http-equiv="refresh" content="5"/s);
+
     // Payments while the database is down: callbacks answered 503 (the service retries); one
     // callback is lost on its way and must be found without it.
     const paid = [known[0]!, known[1]!, known[2]!, known[3]!, unread[0]!];

@@ -5,13 +5,20 @@ import type { Outcome } from '../../../contract/bill-view.js';
 import type { StoredBill } from '../../store/types.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
 import { headerLanguage } from '../../../contract/languages.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../json-errors.js';
 import { returnPage } from '../return-page.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import type { Services } from '../services.js';
 import { startedHere } from '../started-here.js';
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
   '<title>Not found</title><p>This payment link is not valid.</p></html>';
+
+const WAIT_PAGE =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  `<meta http-equiv="refresh" content="${STORE_RETRY_AFTER_SECONDS}"><title>One moment</title>` +
+  '<p>We are confirming your payment. This page will try again in a few seconds.</p></html>';
 
 /** Bills whose return asked the service lately, and when: kept to one window, at most this many. */
 const MAX_REMEMBERED = 10_000;
@@ -45,7 +52,18 @@ export function returnRoutes(s: Services): Hono {
 
   app.get('/:ref/:returnToken', async (c) => {
     const { ref, returnToken: given } = c.req.param();
-    const bill = await s.store.getByReference(ref);
+    let bill: StoredBill | null;
+    try {
+      bill = await s.store.getByReference(ref);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // A customer back from paying while the database is out of reach: a page, not JSON, that
+      // comes back by itself once the outage is over (the payment is found then, never lost).
+      s.log.warn('return: the store does not answer; the customer is asked to wait', { error });
+      c.header('Cache-Control', 'no-store');
+      c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      return c.html(WAIT_PAGE, 503);
+    }
     if (!bill || !constantTimeEqual(given, await returnToken(bill.hookToken))) return c.html(NOT_FOUND_PAGE, 404);
     let outcome: Outcome = 'pending';
     let known: StoredBill = bill;
