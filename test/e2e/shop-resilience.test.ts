@@ -1,7 +1,7 @@
 // The shop when time runs out or the network goes away: honest states only.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startApp, type App } from './support/app.js';
 import { billEvents, context, DESKTOP, finalOutcome, launch, open, RETRYING, shownBill, TEXT } from './support/browser.js';
 
@@ -23,32 +23,46 @@ async function app(options: Parameters<typeof startApp>[0] = {}): Promise<App> {
 }
 
 
+/**
+ * Live events off, so status comes from polls, which the test holds once `hold()` is called:
+ * only the element's own countdown can change what it shows. `release()` lets them all go.
+ */
+async function holdPolls(page: Page) {
+  await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
+  let holding = false;
+  const held: Route[] = [];
+  await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
+    if (holding && route.request().method() === 'GET') held.push(route);
+    else void route.continue();
+  });
+  return {
+    held,
+    hold: () => void (holding = true),
+    async release() {
+      holding = false;
+      for (const route of held.splice(0)) await route.continue();
+    },
+  };
+}
+
 test('expiry: the countdown ends on "checking", and only the BFF\'s answer turns it to expired', async () => {
   // A service whose bills live 5 s (the sandbox, outside main.ts, reached through BILL_API_BASE_URL).
   const shop = await app({ sandbox: { billLifetimeMs: 5000, sweepIntervalMs: 250 } });
   const ctx = await context(browser, DESKTOP);
   try {
     const { page } = await open(ctx, `${shop.url}/`);
-    // Live events off, so status comes from polls, which the test holds from the first view on.
-    await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
-    let holding = false;
-    const held: Route[] = [];
-    await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
-      if (holding && route.request().method() === 'GET') held.push(route);
-      else void route.continue();
-    });
+    const polls = await holdPolls(page);
 
     await page.click('#pay');
     const bill = await shownBill(page);
-    holding = true;
+    polls.hold();
 
     await page.locator('bill-checkout [part~="status"]', { hasText: TEXT.checking }).waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('bill-checkout [part~="heading"]').count(), 0, 'no final state before the BFF says so');
-    assert.ok(held.length > 0, 'the element asked the BFF when time was up');
+    assert.ok(polls.held.length > 0, 'the element asked the BFF when time was up');
     assert.equal((await billEvents(page)).filter((e) => e.type === 'bill-final').length, 0);
 
-    holding = false;
-    for (const route of held.splice(0)) await route.continue();
+    await polls.release();
     assert.equal(await finalOutcome(page), 'expired');
     const finals = (await billEvents(page)).filter((e) => e.type === 'bill-final');
     assert.deepEqual(finals.map((e) => [e.billId, e.outcome]), [[bill.billId, 'expired']]);
@@ -63,25 +77,17 @@ test("a service whose clock runs 90 s ahead: the countdown ends within 2 s of it
   const ctx = await context(browser, DESKTOP);
   try {
     const { page } = await open(ctx, `${shop.url}/`);
-    // Only the element's own countdown may end the wait: no live events, and polls held once the bill shows.
-    await page.route(/\/api\/bills\/[^/]+\/events/, (route) => route.abort());
-    let holding = false;
-    const held: Route[] = [];
-    await page.route(/\/api\/bills\/[^/?]+\?/, (route) => {
-      if (holding && route.request().method() === 'GET') held.push(route);
-      else void route.continue();
-    });
+    const polls = await holdPolls(page);
     const created = page.waitForResponse((res) => res.request().method() === 'POST' && /\/api\/bills$/.test(new URL(res.url()).pathname));
     await page.click('#pay');
     const { expiredOn } = (await (await created).json()) as { expiredOn: number };
     await shownBill(page);
-    holding = true;
+    polls.hold();
     await page.locator('bill-checkout [part~="status"]', { hasText: TEXT.checking }).waitFor({ timeout: 15_000 });
     // expiredOn is on the service's clock: on ours it is aheadMs earlier.
     const late = Date.now() - (expiredOn - aheadMs);
     assert.ok(Math.abs(late) <= 2000, `the countdown ended ${late} ms after the service's expiredOn`);
-    holding = false;
-    for (const route of held.splice(0)) await route.continue();
+    await polls.release();
   } finally {
     await ctx.close();
   }
