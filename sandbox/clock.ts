@@ -31,20 +31,9 @@ export function parseClockPatch(input: unknown): number {
 }
 
 export class SandboxClock {
-  #offsetMs: number;
-
-  constructor(private readonly trueNow: () => number, offsetMs: number) {
-    this.#offsetMs = offsetMs;
-  }
+  /** How far the sandbox's clock runs ahead of the true time (negative: behind), ms. */
+  constructor(private readonly trueNow: () => number, public offsetMs: number) {}
 
   /** Unix milliseconds on the sandbox's clock. */
-  readonly now = (): number => this.trueNow() + this.#offsetMs;
-
-  get offsetMs(): number {
-    return this.#offsetMs;
-  }
-
-  set offsetMs(ms: number) {
-    this.#offsetMs = ms;
-  }
+  readonly now = (): number => this.trueNow() + this.offsetMs;
 }

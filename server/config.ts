@@ -2,7 +2,7 @@
 // else receives a Config. Every item the spec marks "not shown" is here, with a default that
 // matches the sandbox (README, "What the spec does not show").
 import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../sandbox/credentials.js';
-import type { UpstreamConfig } from './upstream/types.js';
+import type { ServiceOperation, UpstreamConfig } from './upstream/types.js';
 
 export type { OperationShape, UpstreamConfig } from './upstream/types.js';
 
@@ -136,28 +136,36 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
 }
 
 /** A positive number of requests per second, or null when unset. */
+/** A positive number of requests per second, as text such as 10 or 0.5; null when it is not one. */
+function positiveRate(value: string): number | null {
+  const n = Number(value);
+  return /^\d+(\.\d+)?$/.test(value) && n > 0 ? n : null;
+}
+
+/** A positive number of requests per second, or null when unset. */
 function rate(env: Env, name: string): number | null {
   const value = text(env, name);
   if (value === undefined) return null;
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0)) throw new ConfigError(`${name} must be a positive number of requests per second such as 10 or 0.5, got "${value}"`);
+  const n = positiveRate(value);
+  if (n === null) throw new ConfigError(`${name} must be a positive number of requests per second such as 10 or 0.5, got "${value}"`);
   return n;
 }
 
-const SERVICE_OPERATIONS = ['create', 'list', 'requery', 'cancel', 'bind'] as const;
+const SERVICE_OPERATIONS: readonly ServiceOperation[] = ['create', 'list', 'requery', 'cancel', 'bind'];
 
 /** `requery=10,create=2`: the limits a service documents per operation; {} when unset. */
-function ratesByOperation(env: Env, name: string): Partial<Record<(typeof SERVICE_OPERATIONS)[number], number>> {
+function ratesByOperation(env: Env, name: string): Partial<Record<ServiceOperation, number>> {
   const value = text(env, name);
-  const rates: Partial<Record<(typeof SERVICE_OPERATIONS)[number], number>> = {};
+  const rates: Partial<Record<ServiceOperation, number>> = {};
   if (value === undefined) return rates;
   for (const item of value.split(',').map((part) => part.trim()).filter(Boolean)) {
     const [operation, figure] = item.split('=').map((part) => part.trim());
     const known = SERVICE_OPERATIONS.find((op) => op === operation);
-    if (!known || !figure || !/^\d+(\.\d+)?$/.test(figure) || !(Number(figure) > 0)) {
+    const n = figure ? positiveRate(figure) : null;
+    if (!known || n === null) {
       throw new ConfigError(`${name} must be operation=requests per second pairs such as requery=10,create=2 (operations: ${SERVICE_OPERATIONS.join(', ')}), got "${value}"`);
     }
-    rates[known] = Number(figure);
+    rates[known] = n;
   }
   return rates;
 }

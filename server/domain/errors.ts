@@ -9,6 +9,11 @@
  */
 export type CheckoutErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'upstream' | 'busy';
 
+/** The payment service asked for fewer requests: the caller tries again after `retryAfterSeconds`. */
+export function serviceBusy(retryAfterSeconds: number): CheckoutError {
+  return new CheckoutError('busy', 'upstream_busy', 'The payment service is busy; try again shortly.', retryAfterSeconds);
+}
+
 /** A refusal whose `code` and `message` are safe to show the caller. Throw it from a `resolveOrder` hook too. */
 export class CheckoutError extends Error {
   override name = 'CheckoutError';

@@ -81,6 +81,10 @@ export function isThrottle(status: number, retryAfterMs: number | null): boolean
 
 const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
 
+/** A priority given as it is, or as a function read at each turn (it can rise): what it is now. */
+export const priorityNow = (priority: Priority | (() => Priority)): Priority =>
+  (typeof priority === 'function' ? priority() : priority);
+
 /** Whether `a` goes before `b`. */
 export const moreUrgent = (a: Priority, b: Priority): boolean => RANK[a] < RANK[b];
 
@@ -266,7 +270,7 @@ export function createBudget(options: BudgetOptions): Budget {
   return {
     take(operation, priority, takeOptions = {}) {
       const { signal } = takeOptions;
-      const priorityOf = typeof priority === 'function' ? priority : () => priority;
+      const priorityOf = () => priorityNow(priority);
       if (signal?.aborted) return Promise.reject(signal.reason);
       const at = now();
       refill(at);

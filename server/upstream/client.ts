@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { isDecimal, toDecimal } from '../../contract/decimal.js';
 import { BillApiConfigError, BillApiResponseError, type BillOperation } from './errors.js';
 import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
-import { createBudget, type Budget } from './budget.js';
+import { createBudget, priorityNow, type Budget } from './budget.js';
 import { createServiceClock, type ServiceClock } from './service-clock.js';
 import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
@@ -87,8 +87,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     // Someone waits on news and customer calls (a callback's sender, a customer): a turn that would
     // take longer than a timeout fails like one, and they try again. A refresh or the reconciler
     // waits up to a minute (the longest pause obeyed): what it would learn later is asked again anyway.
-    const at = typeof priority === 'function' ? priority() : priority;
-    const urgent = at === 'news' || at === 'customer';
+    const urgent = ['news', 'customer'].includes(priorityNow(priority));
     const maxWaitMs = call?.maxWaitMs ?? (urgent ? config.timeoutMs : 60_000);
     return transport({ ...spec, priority, maxWaitMs }, call?.signal);
   };

@@ -91,6 +91,10 @@ export class BillApiThrottledError extends BillApiError {
   readonly httpStatus: number | null;
   /** When to try again, ms from now: the service's Retry-After or the budget's estimate. */
   readonly retryAfterMs: number;
+  /** The same in whole seconds, at least 1: a `Retry-After` header's value. */
+  get retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil(this.retryAfterMs / 1000));
+  }
   constructor(message: string, options: BillApiErrorOptions & { retryAfterMs: number; httpStatus?: number }) {
     super(message, options);
     this.httpStatus = options.httpStatus ?? null;

@@ -6,7 +6,7 @@ import {
   BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
   type BillOperation,
 } from './errors.js';
-import { BudgetExhaustedError, isThrottle, type Budget, type Priority } from './budget.js';
+import { BudgetExhaustedError, isThrottle, priorityNow, type Budget, type Priority } from './budget.js';
 import { parseJsonLossless } from './lossless-json.js';
 import type { ServiceClock } from './service-clock.js';
 import { envelopeSchema } from './schemas.js';
@@ -90,12 +90,11 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const credentialsHint = () =>
     `Check BILL_API_KEY and BILL_API_SECRET, and that BILL_SIGNER (now "${config.signer}") is the scheme the service expects.`;
 
-  function classify(spec: RequestSpec, res: HttpResponse, text: string, url: URL): Attempt {
+  function classify(spec: RequestSpec, res: HttpResponse, text: string, url: URL, retryAfter: number | null): Attempt {
     const { operation: op } = spec;
     const status = res.status;
     const is2xx = status >= 200 && status < 300;
     const createSent = op === 'create';
-    const retryAfter = retryAfterMs(res.headers.get('retry-after'));
     const throttled = isThrottle(status, retryAfter);
     const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: retryAfter, throttled });
 
@@ -220,9 +219,10 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
         method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
       });
       options.clock.observe(res.headers.get('date'), sentAt, options.clock.local());
-      options.budget.answered(op, res.status, retryAfterMs(res.headers.get('retry-after')));
+      const retryAfter = retryAfterMs(res.headers.get('retry-after'));
+      options.budget.answered(op, res.status, retryAfter);
       const text = await res.text();
-      return classify(spec, res, text, url);
+      return classify(spec, res, text, url, retryAfter);
     } catch (err) {
       if (callerSignal?.aborted) return fail(abortError(op, unknown, err));
       if (timedOut) {
@@ -251,7 +251,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       });
     } catch (error) {
       if (error instanceof BudgetExhaustedError) {
-        throw new BillApiThrottledError(`${label(spec.operation)}: ${error.message.replace(/^Bill API \w+: /, '')}`, {
+        throw new BillApiThrottledError(error.message, {
           operation: spec.operation, retryable: true, retryAfterMs: error.retryAfterMs,
         });
       }
@@ -260,8 +260,6 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     }
   }
 
-  const urgency = (spec: RequestSpec): Priority =>
-    typeof spec.priority === 'function' ? spec.priority() : (spec.priority ?? 'customer');
 
   /**
    * Sends `spec` in its turn, retrying transient failures when `spec.retry`; resolves with an ok
@@ -276,7 +274,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       if (result.ok) return result.answer;
       const { error } = result;
       error.attempts = n + 1;
-      const giveUp = result.throttled && urgency(spec) !== 'news';
+      const giveUp = result.throttled && priorityNow(spec.priority ?? 'customer') !== 'news';
       if (!spec.retry || !error.retryable || giveUp || n + 1 >= attempts) {
         if (n > 0) error.message += ` (gave up after ${n + 1} attempts)`;
         throw error;

@@ -12,6 +12,9 @@ export interface OperationShape {
   path: string;
 }
 
+/** The service's own operations (spec section 4), as its limits would name them. */
+export type ServiceOperation = 'create' | 'list' | 'requery' | 'cancel' | 'bind';
+
 export interface UpstreamConfig {
   /** The service's `{base_url}`, path prefix kept, no trailing slash. */
   baseUrl: string;
@@ -28,7 +31,7 @@ export interface UpstreamConfig {
   /** Requests per second this process may send the service at most (BILL_API_MAX_RPS); null: learned from its 429s. */
   maxRps: number | null;
   /** Requests per second per operation of the service, where it documents them (BILL_API_MAX_RPS_BY_OPERATION). */
-  maxRpsByOperation: Partial<Record<'create' | 'list' | 'requery' | 'cancel' | 'bind', number>>;
+  maxRpsByOperation: Partial<Record<ServiceOperation, number>>;
   /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */
   cancel: OperationShape & { body: string | null };
   /** Bind customer: method and path; the body is the customer's information as given. */

@@ -12,25 +12,13 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../server/config.js';
-import { silentLogger } from '../../server/log.js';
-import { serveBillCheckout } from '../../server/platform/node/serve.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
-import { freePort } from './support/servers.js';
+import { serveCheckoutIn } from './support/servers.js';
 
 async function serve(t: TestContext, env: Record<string, string> = {}) {
   const root = await mkdtemp(join(tmpdir(), 'bill-checkout-keep-alive-'));
   t.after(() => rm(root, { recursive: true, force: true }));
-  const port = await freePort();
-  const running = await serveBillCheckout({
-    root,
-    log: silentLogger,
-    env: {
-      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env,
-    },
-  });
-  t.after(() => running.close());
-  return running;
+  return serveCheckoutIn(t, root, env);
 }
 
 interface Answer {

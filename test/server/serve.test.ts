@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
-import { serveBillCheckout } from '../../server/platform/node/serve.js';
 import type { ServeBillCheckoutOptions } from '../../server/platform/node/serve.js';
 import { dropInRelease } from '../../server/platform/node/static-files.js';
-import { silentLogger } from '../../server/log.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
-import { freePort } from './support/servers.js';
+import { serveCheckoutIn } from './support/servers.js';
 
 const DROP_IN = `export const element = ${JSON.stringify('x'.repeat(4000))};\n`;
 
@@ -30,19 +28,7 @@ async function builtRoot(t: TestContext): Promise<string> {
 }
 
 async function serve(t: TestContext, env: Record<string, string> = {}, options: Partial<ServeBillCheckoutOptions> = {}) {
-  const root = await builtRoot(t);
-  const port = await freePort();
-  const running = await serveBillCheckout({
-    ...options,
-    root,
-    log: silentLogger,
-    env: {
-      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env,
-    },
-  });
-  t.after(() => running.close());
-  return running;
+  return serveCheckoutIn(t, await builtRoot(t), env, options);
 }
 
 test('the drop-in: CORS and CORP for allowed origins, a versioned immutable URL with its SRI hash, brotli and gzip', async (t) => {

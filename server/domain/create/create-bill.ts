@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import { compareDecimal, toDecimal } from '../../../contract/decimal.js';
 import type { Logger } from '../../log.js';
 import { toBillView } from '../bill-view.js';
-import { CheckoutError } from '../errors.js';
+import { CheckoutError, serviceBusy } from '../errors.js';
 import type { OrderAmount, ResolveOrder } from '../orders/order-lookup.js';
 import { verifyOrderTicket } from '../orders/order-ticket.js';
 import { createMismatch } from '../status/answer-check.js';
@@ -218,7 +218,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
         // Nothing was made: the service refused for load, or the budget toward it had no turn in time.
         await store.failCreate(ref, now());
         log.warn('create refused for load; the customer is asked to try again', { merchantReference: ref, error });
-        throw new CheckoutError('busy', 'upstream_busy', 'The payment service is busy; try again shortly.', Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+        throw serviceBusy(error.retryAfterSeconds);
       }
       if (!error.outcomeUnknown) {
         await store.failCreate(ref, now());

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
 import { toBillView } from '../../domain/bill-view.js';
-import { CheckoutError } from '../../domain/errors.js';
+import { CheckoutError, serviceBusy } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
 import { ApiError } from '../errors.js';
 import { SERVICE_TIME_HEADER } from '../middleware/server-time.js';
@@ -72,22 +72,19 @@ export function billRoutes(s: Services): Hono {
     c.header('Cache-Control', 'no-store');
     return c.body(body, 200, JSON_TYPE);
   };
+  // What is known now, at once; a requery runs behind it when the status is older than the window.
+  const known = (c: Context, found: CachedBill) => {
+    s.refresher.refreshBehind(found.bill, 'poll');
+    return json(c, found.json);
+  };
 
   // Served from memory without an await when the bill is cached: the common poll. It stamps
   // its own headers because no middleware may match its path (see app.ts).
   app.get('/:billId', (c) => {
     s.browserHeaders(c);
     const hit = servableForToken(c, s);
-    if (hit) {
-      s.refresher.refreshBehind(hit.bill, 'poll');
-      return json(c, hit.json);
-    }
-    return (async () => {
-      const found = await billForToken(c, s);
-      // What is known now, at once; a requery runs behind it when the status is older than the window.
-      s.refresher.refreshBehind(found.bill, 'poll');
-      return json(c, found.json);
-    })();
+    if (hit) return known(c, hit);
+    return (async () => known(c, await billForToken(c, s)))();
   });
 
   app.get('/:billId/events', async (c) => {
@@ -156,10 +153,7 @@ export function billRoutes(s: Services): Hono {
         await s.refresher.news(bill.billId, { reason: 'cancel' });
         throw new ApiError(409, 'not_cancellable', 'The payment service says this bill can no longer be cancelled.');
       }
-      if (error instanceof BillApiThrottledError) {
-        const seconds = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
-        throw new ApiError(503, 'upstream_busy', 'The payment service is busy; try again shortly.', { 'Retry-After': seconds });
-      }
+      if (error instanceof BillApiThrottledError) throw serviceBusy(error.retryAfterSeconds);
       s.log.warn('cancel failed', { billId: bill.billId, error });
       throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
     }

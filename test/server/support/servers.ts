@@ -2,6 +2,11 @@
 import { serve } from '@hono/node-server';
 import type { HttpBindings } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { silentLogger } from '../../../server/log.js';
+import { serveBillCheckout } from '../../../server/platform/node/serve.js';
+import type { ServeBillCheckoutOptions } from '../../../server/platform/node/serve.js';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 
@@ -34,4 +39,25 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * serveBillCheckout (what `npm start` runs) from the package folder `root`, on a free port of
+ * 127.0.0.1 with its SQLite file in `root`; closed after the test.
+ */
+export async function serveCheckoutIn(
+  t: TestContext, root: string, env: Record<string, string> = {}, options: Partial<ServeBillCheckoutOptions> = {},
+) {
+  const port = await freePort();
+  const running = await serveBillCheckout({
+    ...options,
+    root,
+    log: silentLogger,
+    env: {
+      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env,
+    },
+  });
+  t.after(() => running.close());
+  return running;
 }
