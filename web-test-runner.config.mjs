@@ -1,7 +1,8 @@
-// Widget tests in Debian's Chromium. qrcode and axe-core are CommonJS: served pre-bundled as ES modules.
+// Widget tests in Chromium, WebKit and Firefox (test/engines). qrcode and axe-core are CommonJS: served pre-bundled as ES modules.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { chromeLauncher } from '@web/test-runner-chrome';
 import * as esbuild from 'esbuild';
+import { engineCommands } from './test/engines/commands.mjs';
+import { engineLaunchers } from './test/engines/launchers.mjs';
 
 const commonJs = {
   'qrcode/lib/core/qrcode.js': "export { create } from 'qrcode/lib/core/qrcode.js';",
@@ -32,20 +33,34 @@ function commonJsPrebundle() {
   };
 }
 
+/**
+ * Answers 404 for the paths that start with the `unavailable` cookie's value, as a deploy that lost a
+ * file would: how a test makes a module fail to load in every engine (import maps cannot remap a
+ * module after the first import in Firefox).
+ */
+function unavailableFiles(ctx, next) {
+  const prefix = ctx.cookies.get('unavailable');
+  if (prefix && ctx.path.startsWith(decodeURIComponent(prefix))) {
+    ctx.status = 404;
+    // Without Vary, Chromium answers the next test file's import of the module from this 404.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Vary', 'Cookie');
+    return undefined;
+  }
+  return next();
+}
+
 export default {
   files: 'test/widget/**/*.test.ts',
   nodeResolve: { browser: true },
   concurrency: 1,
+  concurrentBrowsers: 3,
+  middleware: [unavailableFiles],
   testFramework: { config: { timeout: 10_000 } },
   plugins: [
+    engineCommands(),
     commonJsPrebundle(),
     esbuildPlugin({ ts: true, target: 'auto', tsconfig: './tsconfig.json' }),
   ],
-  browsers: [chromeLauncher({
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    },
-  })],
+  browsers: engineLaunchers(),
 };

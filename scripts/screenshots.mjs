@@ -1,9 +1,11 @@
 // Screenshots of every state of the demo at desktop and phone sizes, into docs/screenshots/.
 // Run: node --import tsx scripts/screenshots.mjs   (starts the app like the end-to-end tests do)
-import { mkdir } from 'node:fs/promises';
+/* global document, sessionStorage -- in the page functions of otherEngines() */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_TOKEN, startApp } from '../test/e2e/support/app.ts';
 import { context, DESKTOP, finalOutcome, launch, open, PHONE, RETRYING, shownBill, TEXT } from '../test/e2e/support/browser.ts';
+import { launchEngine } from '../test/e2e/support/engine-page.ts';
 import { startMerchantWebhook } from '../test/e2e/support/merchant-webhook.ts';
 
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
@@ -168,6 +170,42 @@ async function run(browser, app, name, flow, merchant) {
   }
 }
 
+/** The shop pending and paid in WebKit and Firefox, at both sizes: `shop-{pending,paid}-{engine}-{size}.png`. */
+async function otherEngines(app) {
+  const part = (name) => document.querySelector('bill-checkout')?.shadowRoot?.querySelector(`[part~="${name}"]`) ?? null;
+  for (const engine of ['webkit', 'firefox']) {
+    const browser = await launchEngine(engine);
+    try {
+      for (const size of Object.keys(SIZES)) {
+        const page = await browser.newPage(size);
+        const snap = async (shot) => {
+          await page.evaluate(() => document.fonts.ready.then(() => true));
+          if (size === 'phone') await page.evaluate(() => document.getElementById('pay-title')?.scrollIntoView({ block: 'start' }));
+          await writeFile(`${OUT}${shot}-${engine}-${size}.png`, await page.screenshot());
+          console.log(`docs/screenshots/${shot}-${engine}-${size}.png`);
+        };
+        try {
+          await page.goto(`${app.url}/`);
+          await page.click(() => document.querySelector('#pay:enabled'));
+          await page.waitFor('the countdown', part, 'countdown');
+          await snap('shop-pending');
+          const { billId } = await page.waitFor('the bill', () => JSON.parse(sessionStorage.getItem('northwind:checkout') ?? '{}').billId ? JSON.parse(sessionStorage.getItem('northwind:checkout')) : null);
+          await app.control(billId, 'pay');
+          await page.waitFor('the paid heading', part, 'heading');
+          await snap('shop-paid');
+        } catch (error) {
+          console.error(`${engine} (${size}) failed: ${error instanceof Error ? error.message : error}`);
+          process.exitCode = 1;
+        } finally {
+          await page.close();
+        }
+      }
+    } finally {
+      await browser.close();
+    }
+  }
+}
+
 await mkdir(OUT, { recursive: true });
 const browser = await launch();
 // The merchant's backend, so that the admin page has webhook notices and their delivery logs to show.
@@ -177,6 +215,7 @@ const shortLived = await startApp({ sandbox: { billLifetimeMs: 5000, sweepInterv
 try {
   for (const [name, flow] of Object.entries(flows)) await run(browser, app, name, flow, merchant);
   await run(browser, shortLived, 'checking', checkingThenExpired);
+  await otherEngines(app);
 } finally {
   await browser.close();
   await app.stop();

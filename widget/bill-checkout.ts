@@ -213,7 +213,12 @@ export class BillCheckout extends LitElement {
   }
 
   get #locale(): string {
-    return this.locale ?? navigator.language;
+    // WebKitGTK on a POSIX system says "C", no language tag; left to Intl's default that formats "$ 12500.50".
+    try {
+      return Intl.getCanonicalLocales((this.locale ?? navigator.language).replace(/_/g, '-'))[0]!;
+    } catch {
+      return 'en';
+    }
   }
 
   get #text(): Strings {
@@ -365,10 +370,10 @@ export class BillCheckout extends LitElement {
     }
     const unit = this.goldUnit ?? s.goldUnit;
     const summary = html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
-      <p part="amount">${formatAmount(bill.billAmount, this.locale, bill.currency)}</p>
+      <p part="amount">${formatAmount(bill.billAmount, this.#locale, bill.currency)}</p>
       ${bill.requireGCAmount === null
         ? nothing
-        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.locale)}${unit ? ` ${unit}` : ''}</p>`}
+        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.#locale)}${unit ? ` ${unit}` : ''}</p>`}
       ${bill.merchantReference
         ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
         : nothing}`;

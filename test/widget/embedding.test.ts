@@ -1,4 +1,5 @@
 import { expect } from '@open-wc/testing';
+import { loadStrings } from '../../widget/strings.js';
 import { FakeEventSource, final, harness, has, part, type Harness } from './support.js';
 
 class ShopPage extends HTMLElement {
@@ -63,6 +64,9 @@ describe('bill-checkout embedded', () => {
       };
     };
     const el = await h.mount({ 'order-id': 'o', mode: 'qr', cancellable: true, locale: 'id' });
+    // Indonesian comes as its own module, fetched for real: the element shows nothing until it is there.
+    await loadStrings('id');
+    await h.settle();
     h.bff.add({ ...(h.events[0] as CustomEvent).detail }, 'T1');
     noHorizontalOverflow(el);
     part(el, 'toggle-button')!.click();

@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import sinon from 'sinon';
 import type { BillCheckout } from '../../widget/bill-checkout.js';
+import { press } from './engine.js';
 import { FakeEventSource, announced, final, harness, has, part, shadow, text, view, type Harness } from './support.js';
 
 /** The label above the amount. */
@@ -109,24 +109,22 @@ describe('bill-checkout finish', () => {
     const el = await h.mount({ 'order-id': 'order-1', mode: 'qr', cancellable: true });
     const focused = () => shadow(el).activeElement;
     part(el, 'cancel-button')!.focus();
-    await sendKeys({ press: 'Enter' });
+    await press('Enter');
     await h.settle();
     expect(focused()?.textContent, 'focus lands on No').to.equal('No');
     expect(part(el, 'cancel-confirm')!.contains(focused())).to.equal(true);
 
-    await sendKeys({ press: 'Enter' });
+    await press('Enter');
     await h.settle();
     expect(focused() === part(el, 'cancel-button'), 'No returns focus to the cancel button').to.equal(true);
     expect(h.bff.count('POST', '/cancel')).to.equal(0);
 
-    await sendKeys({ press: 'Space' });
+    await press('Space');
     await h.settle();
     expect(focused()?.textContent).to.equal('No');
-    await sendKeys({ down: 'Shift' });
-    await sendKeys({ press: 'Tab' });
-    await sendKeys({ up: 'Shift' });
+    await press('Shift+Tab');
     expect(focused()?.textContent).to.equal('Yes');
-    await sendKeys({ press: 'Enter' });
+    await press('Enter');
     await h.settle();
     expect(h.bff.count('POST', '/cancel')).to.equal(1);
     expect(text(el, 'heading')).to.equal('Payment cancelled');

@@ -1,5 +1,9 @@
 // The mocha globals @web/test-runner provides (no @types/mocha in this project).
-type MochaFn = () => unknown;
+/** What `this` is in a test or hook written as a function: skip() ends it as skipped. */
+interface MochaContext {
+  skip(): never;
+}
+type MochaFn = (this: MochaContext) => unknown;
 declare function describe(title: string, suite: () => void): void;
 declare function it(title: string, test: MochaFn): void;
 declare function before(hook: MochaFn): void;

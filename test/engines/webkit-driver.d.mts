@@ -1,0 +1,8 @@
+export const MINIBROWSER: string;
+export function webkitCapabilities(): {
+  browserName: string;
+  'webkitgtk:browserOptions': { binary: string; args: string[] };
+  'wdio:enforceWebDriverClassic': true;
+};
+/** Starts `xvfb-run WebKitWebDriver` on a free loopback port and resolves once it answers /status. */
+export function startWebKitDriver(): Promise<{ port: number; stop(): Promise<void> }>;
