@@ -74,6 +74,17 @@ async function withPage(browser: EngineBrowser, size: 'desktop' | 'phone', body:
   }
 }
 
+/** The shop at `url` on a desktop with a bill created and its QR shown, problems watched; answers the bill's id. */
+async function qrShown(page: EnginePage, url: string): Promise<string> {
+  await page.goto(`${url}/`);
+  await page.evaluate(watchProblems);
+  await page.click(payEnabled);
+  await page.waitFor('the QR code', part, 'qr');
+  const { billId } = await page.waitFor('the bill in the shop', checkoutInStorage);
+  assert.ok(billId, 'the shop knows the bill it created');
+  return billId;
+}
+
 for (const engine of selectedEngines()) {
   describe(`the payment in ${engine}`, () => {
     let browser: EngineBrowser;
@@ -84,12 +95,7 @@ for (const engine of selectedEngines()) {
 
     test('QR on a desktop: zbarimg reads the bill URL off the screen; paid shows without a reload', async () => {
       await withPage(browser, 'desktop', async (page) => {
-        await page.goto(`${app.url}/`);
-        await page.evaluate(watchProblems);
-        await page.click(payEnabled);
-        await page.waitFor('the QR code', part, 'qr');
-        const { billId } = (await page.waitFor('the bill in the shop', checkoutInStorage)) as { billId?: string };
-        assert.ok(billId, 'the shop knows the bill it created');
+        const billId = await qrShown(page, app.url);
 
         const read = await decodeQr(await page.screenshot(), `${engine}-qr`);
         assert.equal(read, `${app.sandboxUrl}/pay/${encodeURIComponent(billId)}`, 'the QR code says the bill\'s pay page');
@@ -108,7 +114,7 @@ for (const engine of selectedEngines()) {
         await page.click(payEnabled);
         await page.waitFor('the pay button', part, 'pay-button');
         assert.equal(await page.evaluate(part, 'qr'), null, 'a phone is shown the button, not the QR');
-        const { orderId, billId } = (await page.waitFor('the bill in the shop', checkoutInStorage)) as { orderId: string; billId?: string };
+        const { orderId, billId } = await page.waitFor('the bill in the shop', checkoutInStorage);
 
         await page.click(part, 'pay-button');
         await page.waitFor('the pay page', () => location.pathname.includes('/sandbox/pay/') && document.querySelector('button.pay'));
@@ -142,11 +148,7 @@ for (const engine of selectedEngines()) {
 
     test('Back to the shop after the bill was paid elsewhere: the restored page shows paid', async () => {
       await withPage(browser, 'desktop', async (page) => {
-        await page.goto(`${app.url}/`);
-        await page.click(payEnabled);
-        await page.waitFor('the QR code', part, 'qr');
-        const { billId } = (await page.waitFor('the bill in the shop', checkoutInStorage)) as { billId?: string };
-        assert.ok(billId);
+        const billId = await qrShown(page, app.url);
         await page.evaluate(() => {
           const w = window as unknown as { kept?: boolean };
           w.kept = false;
@@ -170,11 +172,7 @@ for (const engine of selectedEngines()) {
     test('network lost while paying: a retrying line, nothing final, then paid once it is back', async () => {
       const network = cuttable.network!;
       await withPage(browser, 'desktop', async (page) => {
-        await page.goto(`${cuttable.url}/`);
-        await page.click(payEnabled);
-        await page.waitFor('the QR code', part, 'qr');
-        const { billId } = (await page.waitFor('the bill in the shop', checkoutInStorage)) as { billId?: string };
-        assert.ok(billId);
+        const billId = await qrShown(page, cuttable.url);
         network.drop();
         try {
           // Each engine's EventSource fails differently (an error, then its own reconnects): the
