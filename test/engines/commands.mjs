@@ -1,6 +1,7 @@
 // Server commands the widget tests use the same way in every engine. @web/test-runner-commands
 // covers puppeteer (Chromium over CDP, Firefox over BiDi) only in part and WebDriver less: no key
 // chords there, no viewport, and no media emulation outside CDP.
+import { resizeViewport } from './webkit-driver.mjs';
 
 const webdriverKeys = { Tab: '\uE004', Enter: '\uE007', Shift: '\uE008', Control: '\uE009', Space: '\uE00D', Escape: '\uE00C' };
 // Puppeteer's BiDi keyboard knows the space bar only as ' '; CDP takes either.
@@ -32,20 +33,12 @@ async function press(session, chord) {
   for (const name of names.slice(0, -1).reverse()) await keyboard.up(name);
 }
 
-// Evaluated in the page: the script's text, as both clients take it.
-const viewportSize = '({ width: innerWidth, height: innerHeight })';
-
 async function resize(session, { width, height }) {
-  if (session.browser.type === 'webdriver') {
-    // WebDriver sizes the window: add what the browser's own frame takes around the page.
-    const driver = session.browser.driver;
-    const [dx, dy] = await driver.execute('return [outerWidth - innerWidth, outerHeight - innerHeight]');
-    await driver.setWindowSize(width + dx, height + dy);
-    return driver.execute(`return ${viewportSize}`);
-  }
+  if (session.browser.type === 'webdriver') return resizeViewport(session.browser.driver, width, height);
   const page = session.browser.getPage(session.id);
   await page.setViewport({ width, height });
-  return page.evaluate(viewportSize);
+  // Evaluated in the page: the script's text (browser globals are not this module's).
+  return page.evaluate('({ width: innerWidth, height: innerHeight })');
 }
 
 /**

@@ -57,3 +57,14 @@ export async function startWebKitDriver() {
   }
   return { port, stop };
 }
+
+/**
+ * Gives a webdriverio session's page the size asked for, as far as the window may shrink (MiniBrowser
+ * stops at about 447 px wide); answers the size it got. WebDriver sizes the window: the browser's
+ * frame around the page is added.
+ */
+export async function resizeViewport(driver, width, height) {
+  const [dx, dy] = await driver.execute('return [outerWidth - innerWidth, outerHeight - innerHeight]');
+  await driver.setWindowSize(width + dx, height + dy);
+  return driver.execute('return { width: innerWidth, height: innerHeight }');
+}

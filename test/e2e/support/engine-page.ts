@@ -4,7 +4,7 @@
 import puppeteer, { type Browser as PuppeteerBrowser, type BrowserContext, type ElementHandle, type Page } from 'puppeteer-core';
 import { remote } from 'webdriverio';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, FIREFOX_PATH, type Engine } from '../../engines/engines.mjs';
-import { startWebKitDriver, webkitCapabilities } from '../../engines/webkit-driver.mjs';
+import { resizeViewport, startWebKitDriver, webkitCapabilities } from '../../engines/webkit-driver.mjs';
 
 export type { Engine };
 
@@ -33,8 +33,6 @@ export interface EnginePage {
 
 export interface EngineBrowser {
   readonly engine: Engine;
-  /** The engine's name and version as it reports them, e.g. "firefox/153.7.0". */
-  version(): Promise<string>;
   /** A page of its own (no cookies or storage shared with another) at a size. */
   newPage(size: Size): Promise<EnginePage>;
   close(): Promise<void>;
@@ -65,7 +63,6 @@ async function launchPuppeteer(engine: 'chromium' | 'firefox'): Promise<EngineBr
     : { browser: 'chrome', executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   return {
     engine,
-    version: () => browser.version(),
     async newPage(size) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
@@ -110,18 +107,12 @@ function puppeteerPage(page: Page, context: BrowserContext): EnginePage {
 async function launchWebKit(): Promise<EngineBrowser> {
   const server = await startWebKitDriver();
   const sessions = new Set<WebdriverIO.Browser>();
-  let reported = '';
   return {
     engine: 'webkit',
-    version: async () => reported,
     async newPage(size) {
       const driver = await remote({ hostname: '127.0.0.1', port: server.port, capabilities: webkitCapabilities(), logLevel: 'error' });
       sessions.add(driver);
-      const caps = driver.capabilities as { browserName?: string; browserVersion?: string };
-      reported = `${caps.browserName ?? 'webkit'}/${caps.browserVersion ?? '?'}`;
-      // WebDriver sizes the window: add what the browser's frame takes around the page.
-      const [dx, dy] = await driver.execute(() => [outerWidth - innerWidth, outerHeight - innerHeight]);
-      await driver.setWindowSize(SIZES[size].width + dx!, SIZES[size].height + dy!);
+      await resizeViewport(driver, SIZES[size].width, SIZES[size].height);
       return webdriverPage(driver, () => sessions.delete(driver));
     },
     async close() {
