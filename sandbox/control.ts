@@ -1,7 +1,7 @@
 // /_control: not part of the service; drives the sandbox from demos and tests. No auth.
 import { Hono } from 'hono';
 import { parseClockPatch } from './clock.js';
-import { Code, SandboxError, failFrom, ok } from './envelope.js';
+import { Code, SandboxError, ok } from './envelope.js';
 import { parseFaults } from './faults.js';
 import type { Sandbox } from './types.js';
 
@@ -22,13 +22,10 @@ export function controlRoutes(sandbox: Controls): Hono {
 
   app.get('/faults', () => ok(sandbox.faults()));
 
+  // A SandboxError thrown here is answered by the app's onError (failFrom) with its own code.
   app.put('/faults', async (c) => {
-    try {
-      sandbox.setFaults(parseFaults(await jsonOf(c.req.raw)));
-      return ok(sandbox.faults());
-    } catch (err) {
-      return failFrom(err);
-    }
+    sandbox.setFaults(parseFaults(await jsonOf(c.req.raw)));
+    return ok(sandbox.faults());
   });
 
   app.delete('/faults', () => {
@@ -37,13 +34,7 @@ export function controlRoutes(sandbox: Controls): Hono {
   });
 
   for (const action of ['pay', 'decline', 'expire'] as const) {
-    app.post(`/bills/:billId/${action}`, (c) => {
-      try {
-        return ok(sandbox[action](c.req.param('billId')));
-      } catch (err) {
-        return failFrom(err);
-      }
-    });
+    app.post(`/bills/:billId/${action}`, (c) => ok(sandbox[action](c.req.param('billId'))));
   }
 
   app.get('/stats', () => ok(sandbox.stats()));
@@ -51,12 +42,8 @@ export function controlRoutes(sandbox: Controls): Hono {
   app.get('/clock', () => ok(sandbox.clock()));
 
   app.put('/clock', async (c) => {
-    try {
-      sandbox.setClockOffset(parseClockPatch(await jsonOf(c.req.raw)));
-      return ok(sandbox.clock());
-    } catch (err) {
-      return failFrom(err);
-    }
+    sandbox.setClockOffset(parseClockPatch(await jsonOf(c.req.raw)));
+    return ok(sandbox.clock());
   });
 
   app.post('/reset', () => {

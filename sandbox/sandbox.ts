@@ -9,7 +9,7 @@ import { controlRoutes } from './control.js';
 import type { Core } from './core.js';
 import { CustomerBook } from './customers.js';
 import { resolveDialect } from './dialect.js';
-import { Code, fail } from './envelope.js';
+import { failFrom } from './envelope.js';
 import { mergeFaults, noFaults, parseFaults } from './faults.js';
 import { payRoutes } from './pay-routes.js';
 import { RateLimiter } from './rate-limit.js';
@@ -157,7 +157,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   app.route('/pay', payRoutes(core));
   // Controls pay any bill without its page: only where the sandbox is a development tool.
   if (options.controls ?? true) app.route('/_control', controlRoutes(sandbox));
-  app.onError(() => fail(Code.internal, 'Internal error'));
+  // The sandbox's own refusals (a bad control body, an unknown bill) keep their code; anything else is internal.
+  app.onError((err) => failFrom(err));
 
   return { ...sandbox, app };
 }
