@@ -12,8 +12,8 @@ import { importTs } from './ts.mjs';
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
-  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }] =
-    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts']
+  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }, { batchedLines }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts', 'server/platform/node/log-lines.ts']
       .map(importTs));
   let handler = () => new globalThis.Response('starting', { status: 503 });
   const served = await listen((req, env) => handler(req, env));
@@ -37,7 +37,7 @@ export async function startBff(options) {
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: nodeHttpClient() });
   const log = createLogger({
     secrets: [config.upstream.key, config.upstream.secret],
-    ...(options.log === 'stdout' ? {} : { write: () => undefined }),
+    write: options.log === 'stdout' ? batchedLines().write : () => undefined,
   });
   // As main.ts serves it: SSE written straight to the socket, webhooks POSTed by node:http.
   const app = createBillCheckout({

@@ -2,28 +2,36 @@
  * Group commit for a store's small writes: an item submitted while a write is in flight waits and
  * goes with the others in the next one. At low load each item is written alone and at once; under
  * load a burst costs one round trip. `write` answers one result per item, in order; when it fails,
- * every item of that batch fails with its error.
+ * every item of that batch fails with its error. `defer` is how long a batch gathers before it
+ * is written: the current microtasks (the default), or longer, e.g. `setImmediate` for what the
+ * rest of this turn of the event loop submits.
  */
-export function coalesce<I, O>(write: (items: I[]) => Promise<O[]>, maxBatch = 100): (item: I) => Promise<O> {
+export function coalesce<I, O>(
+  write: (items: I[]) => Promise<O[]>,
+  maxBatch = 100,
+  defer: (run: () => void) => void = queueMicrotask,
+): (item: I) => Promise<O> {
   let queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   let writing = false;
 
   function flush(): void {
     if (writing || queue.length === 0) return;
-    const batch = queue.slice(0, maxBatch);
-    queue = queue.slice(maxBatch);
     writing = true;
-    Promise.resolve()
-      .then(() => write(batch.map((e) => e.item)))
-      .then((results) => {
-        if (results.length !== batch.length) throw new Error(`a batch write answered ${results.length} results for ${batch.length} items`);
-        batch.forEach((e, i) => e.resolve(results[i]!));
-      })
-      .catch((error: unknown) => batch.forEach((e) => e.reject(error)))
-      .finally(() => {
-        writing = false;
-        flush();
-      });
+    defer(() => {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(maxBatch);
+      Promise.resolve()
+        .then(() => write(batch.map((e) => e.item)))
+        .then((results) => {
+          if (results.length !== batch.length) throw new Error(`a batch write answered ${results.length} results for ${batch.length} items`);
+          batch.forEach((e, i) => e.resolve(results[i]!));
+        })
+        .catch((error: unknown) => batch.forEach((e) => e.reject(error)))
+        .finally(() => {
+          writing = false;
+          flush();
+        });
+    });
   }
 
   return (item) => new Promise<O>((resolve, reject) => {

@@ -53,3 +53,26 @@ test('a write that answers the wrong number of results fails its items instead o
   const submit = coalesce(async (items: number[]) => items.slice(1));
   await assert.rejects(submit(1), /answered 0 results for 1 items/);
 });
+
+test('deferred to setImmediate, a batch gathers what the rest of the turn submits; by default it goes after the microtasks', async () => {
+  const twoTicks = async (submit: (item: number) => Promise<string>) => {
+    const first = submit(1);
+    // The next item comes a few promise settlements later, as a second query's answer would.
+    await Promise.resolve();
+    await Promise.resolve();
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    const second = submit(2);
+    return [first, second];
+  };
+  const gathering = heldWrites();
+  const gathered = await twoTicks(coalesce(gathering.write, 100, setImmediate));
+  await settle();
+  assert.deepEqual(gathering.calls.map((c) => c.items), [[1, 2]], 'one write for the turn');
+  gathering.calls[0]!.answer();
+  assert.deepEqual(await Promise.all(gathered), ['done 1', 'done 2']);
+
+  const prompt = heldWrites();
+  await twoTicks(coalesce(prompt.write));
+  await settle();
+  assert.deepEqual(prompt.calls.map((c) => c.items), [[1]], 'the first item went alone, at once');
+});

@@ -31,6 +31,7 @@ import { openStore } from '../../store/open-store.js';
 import { createBillApi, loadSigner } from '../../upstream/index.js';
 import { nodeHmacSha256 } from './hmac.js';
 import { nodeHttpClient } from './http-client.js';
+import { batchedLines } from './log-lines.js';
 import { packageRoot, staticFiles } from './static-files.js';
 import { nodeSse } from './sse-socket.js';
 
@@ -99,7 +100,12 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     // The demo's own tickets: minted and checked, while pages without one still work on the sandbox.
     config = { ...config, orderTicketSecret: randomToken(32) };
   }
-  const log = options.log ?? createLogger({ secrets: configSecrets(config), level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info' });
+  // Lines go to stdout one write per turn of the event loop; what is queued is written at exit.
+  const lines = options.log ? null : batchedLines(process.stdout);
+  if (lines) process.on('exit', lines.flush);
+  const log = options.log ?? createLogger({
+    secrets: configSecrets(config), level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info', ...(lines ? { write: lines.write } : {}),
+  });
   if (!config.orderTicketsRequired && config.embeddedSandbox) {
     log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
       '(the demo mints its tickets with a secret of this process); set it before using a real service');
@@ -197,6 +203,10 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     await Promise.all([closed, metricsClosed]);
     await store.close();
     log.info('stopped', { ms: Date.now() - started });
+    if (lines) {
+      lines.flush();
+      process.off('exit', lines.flush);
+    }
   }
 
   return {
