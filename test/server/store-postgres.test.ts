@@ -221,6 +221,30 @@ describe('PostgreSQL store', () => {
     }
   });
 
+  it('keeps serving the callback path after a newer instance adds a column to bills (a rolling upgrade)', async () => {
+    // One connection, so that every call below runs on the statements that connection prepared.
+    const upgraded = await cluster.createSchema();
+    const running = createPostgresStore(cluster.url, { schema: upgraded, max: 1 });
+    try {
+      await running.migrate();
+      await createdIn(running, 'U1');
+      const ref = (await running.getByBillId('U1'))!.merchantReference;
+      assert.equal((await running.getByReference(ref))?.billId, 'U1');
+      await running.applyStatus({ billId: 'U1', record: statusRecord('U1', 1, T0), outcome: 'pending', checkedAt: T0 + 1 }, ['webhook']);
+      // What a later release's migration would do while this instance still runs.
+      const raw = new pg.Client({ connectionString: cluster.url, options: `-c search_path=${upgraded}` });
+      await raw.connect();
+      await raw.query('ALTER TABLE bills ADD COLUMN added_later TEXT');
+      await raw.end();
+      assert.equal((await running.getByReference(ref))?.billId, 'U1', 'the read by reference');
+      assert.equal((await running.getByBillId('U1'))?.merchantReference, ref, 'the read by bill id');
+      const paid = await running.applyStatus({ billId: 'U1', record: statusRecord('U1', 2, T0 + 2), outcome: 'paid', checkedAt: T0 + 3 }, ['webhook']);
+      assert.equal(paid.becameFinal, true, 'the status change');
+    } finally {
+      await running.close();
+    }
+  });
+
   it('openStore opens postgres:// migrated, and a bad server fails without echoing the password', async () => {
     const store = await openStore(await cluster.createDatabase());
     try {
