@@ -216,8 +216,8 @@ export const litHooks = {
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/](?:lit-html|lit-element|@lit[\\/]reactive-element)[\\/].*\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const stripped = stripLitHooks(source);
-      if (stripped === source && /[\\/](?:lit-html|lit-element|reactive-element)\.js$/.test(args.path)) {
+      const stripped = /[\\/]css-tag\.js$/.test(args.path) ? adoptedStyleSheetsOnly(source) : stripLitHooks(source);
+      if (stripped === source && /[\\/](?:lit-html|lit-element|reactive-element|css-tag)\.js$/.test(args.path)) {
         throw new Error(`lit-hooks: none of the hooks it removes is in ${args.path} any more: update stripLitHooks`);
       }
       return { contents: shortErrors(stripped, 'lit'), loader: 'js' };
@@ -234,6 +234,21 @@ export function stripLitHooks(source) {
     .replace(/(\w+)=\w+\.(?:litHtml|litElement|reactiveElement)PolyfillSupport([,;])/g, '$1=void 0$2')
     // s.litElementHydrateSupport?.({LitElement: i})
     .replace(/,?\w+\.litElementHydrateSupport\?\.\(\{LitElement:\w+\}\)/g, '');
+}
+
+/**
+ * Lit's css-tag.js with constructable stylesheets taken as there: every browser that runs the
+ * bundle (ES2022, class static blocks) has them but Firefox 93–100, so the `<style>` fallback,
+ * which a CSP without 'unsafe-inline' blocks anyway, folds away. The flag (`e = t.ShadowRoot &&
+ * (ShadyCSS…) && "adoptedStyleSheets" in Document.prototype && …`) becomes `!0` where it is
+ * declared, and where it is read as `if(e)`, `if(e&&` or `=e?` so that the minifier folds those
+ * branches (a read of another form still reads the declared `!0`).
+ */
+export function adoptedStyleSheetsOnly(source) {
+  const flag = /(\w+)=\w+\.ShadowRoot&&\(void 0===\w+\.ShadyCSS\|\|\w+\.ShadyCSS\.nativeShadow\)&&"adoptedStyleSheets"in Document\.prototype&&"replace"in CSSStyleSheet\.prototype/.exec(source);
+  if (!flag) return source;
+  const name = flag[1];
+  return source.replace(flag[0], `${name}=!0`).replace(new RegExp(`(?<=\\bif\\(|=)${name}(?=[)&?])`, 'g'), '!0');
 }
 // Property names no page code reads: `_name`, Lit's convention for internals (the element's state,
 // its controllers' API, qrcode's internals once qrInternals has prefixed them). Not Lit's own `_$name`.

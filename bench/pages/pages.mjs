@@ -52,8 +52,11 @@ export const pages = {
     checkout: `<bill-checkout order-id="${escape(orderId)}" order-ticket="${escape(orderTicket)}"${modeAttribute(mode)}></bill-checkout>`,
     script: '/bill-checkout.js',
   }),
-  // The merchant's server created the bill while it rendered this page: the element only reads it.
+  // The merchant's server created the bill while it rendered this page: the element only reads it,
+  // and the page starts that read while the element's script is still on its way (README, "A bill
+  // your server created"): the element's fetch of the same URL takes the preloaded answer.
   'pre-created': ({ billId, token, mode }) => page({
+    head: `<link rel="preload" as="fetch" crossorigin href="/api/bills/${escape(encodeURIComponent(billId))}?token=${escape(encodeURIComponent(token))}">\n`,
     checkout: `<bill-checkout bill-id="${escape(billId)}" token="${escape(token)}"${modeAttribute(mode)}></bill-checkout>`,
     script: '/bill-checkout.js',
   }),

@@ -14,6 +14,7 @@ const root = new URL('../..', import.meta.url).pathname;
 const build = await import(pathToFileURL(join(root, 'scripts/build.mjs')).href) as {
   shortErrors(source: string, name: string): string;
   stripLitHooks(source: string): string;
+  adoptedStyleSheetsOnly(source: string): string;
   tightCustomProperties(css: string): string;
   widgetBuild: esbuild.BuildOptions & { plugins: esbuild.Plugin[] };
   buildOnDemand(outdir: string): Promise<Map<string, string>>;
@@ -45,6 +46,19 @@ test("Lit's hooks for polyfills, hydration and its version list go; what is arou
   assert.equal(build.stripLitHooks('render(){return r}'), 'render(){return r}');
 });
 
+test("Lit's css-tag takes constructable stylesheets as there: the flag is true where it is declared and read, other names stay", async () => {
+  const source = 'const t=globalThis,e=t.ShadowRoot&&(void 0===t.ShadyCSS||t.ShadyCSS.nativeShadow)&&"adoptedStyleSheets"in Document.prototype&&"replace"in CSSStyleSheet.prototype,s=1;' +
+    'function g(){if(e&&void 0===t){const e=1;e&&f(e)}}S=(s,o)=>{if(e)s.a=o;else for(const e of o)s.b(e)},c=e?t=>t:t=>e+t;';
+  assert.equal(build.adoptedStyleSheetsOnly(source),
+    'const t=globalThis,e=!0,s=1;function g(){if(!0&&void 0===t){const e=1;e&&f(e)}}S=(s,o)=>{if(!0)s.a=o;else for(const e of o)s.b(e)},c=!0?t=>t:t=>e+t;');
+  assert.equal(build.adoptedStyleSheetsOnly('render(){return r}'), 'render(){return r}');
+  // The installed Lit: its flag is found, and no read of it is left.
+  const installed = await readFile(join(root, 'node_modules/@lit/reactive-element/css-tag.js'), 'utf8');
+  const out = build.adoptedStyleSheetsOnly(installed);
+  assert.notEqual(out, installed);
+  assert.doesNotMatch(out, /ShadyCSS|"adoptedStyleSheets"in/);
+});
+
 test('custom property values lose the spaces esbuild keeps, nothing else does', () => {
   assert.equal(build.tightCustomProperties(':host{--_bg: var(--bill-checkout-background, Canvas);font:1rem var(--f, system-ui, sans-serif)}'),
     ':host{--_bg:var(--bill-checkout-background,Canvas);font:1rem var(--f,system-ui, sans-serif)}');
@@ -60,6 +74,7 @@ test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and eac
   const bundle = await readFile(outfile, 'utf8');
   assert.doesNotMatch(bundle, /amount of data is too big|invalid template strings array|CSSResult is not constructable/);
   assert.doesNotMatch(bundle, /PolyfillSupport|HydrateSupport|Versions\?\?=/);
+  assert.doesNotMatch(bundle, /litNonce|ShadyCSS|createElement\("style"\)/, "Lit's <style> fallback folded away");
   assert.match(bundle, /Error\("qrcode"\)/);
   const imported = [...bundle.matchAll(/import\("\.\/on-demand\/([\w-]+)\.js"\)/g)].map((m) => m[1]!).sort();
   assert.deepEqual(imported, [...onDemand.values()].map((file) => file.replace(/\.js$/, '')).sort());
