@@ -11,9 +11,11 @@
 // latency from a callback to a watcher of that bill on the other instance seeing it paid.
 // `npm run bench -- ingest` runs both; BENCH_INGEST_STORE=postgresql (or sqlite) runs one.
 import { Buffer } from 'node:buffer';
+import { execFileSync, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import pg from 'pg';
 import { eachLimited, goal, monoMs, pick, quantile, report } from './lib/common.mjs';
@@ -248,6 +250,16 @@ async function run(store) {
 }
 
 const only = process.env.BENCH_INGEST_STORE;
-for (const store of ['sqlite', 'postgresql']) {
-  if (!only || only === store) await run(store);
+if (only) {
+  await run(only);
+} else {
+  // Each store in a process of its own, after the disk has written back what the run before left:
+  // PostgreSQL measured 713–750 callbacks/s after SQLite's run in the same process, 761–849 alone.
+  for (const store of ['sqlite', 'postgresql']) {
+    execFileSync('sync');
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      stdio: 'inherit', env: { ...process.env, BENCH_INGEST_STORE: store },
+    });
+    if (child.status !== 0) process.exitCode = child.status ?? 1;
+  }
 }
