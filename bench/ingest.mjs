@@ -75,14 +75,14 @@ async function run(store) {
     req.on('end', () => res.writeHead(204).end());
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${receiver.address().port}`;
+  const merchantUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
   let cluster = null;
   let db = null;
   const env = {
     RECONCILE_INTERVAL_MS: '3600000',
     // Watchers open before the payment; only the callbacks may tell the BFF about it.
     REFRESH_WINDOW_MS: '600000',
-    MERCHANT_WEBHOOK_URL: `${receiver.url}/hook`,
+    MERCHANT_WEBHOOK_URL: merchantUrl,
     MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
   };
   if (store === 'postgresql') {

@@ -218,7 +218,7 @@ export const litHooks = {
       const source = await readFile(args.path, 'utf8');
       const stripped = /[\\/]css-tag\.js$/.test(args.path) ? adoptedStyleSheetsOnly(source) : stripLitHooks(source);
       if (stripped === source && /[\\/](?:lit-html|lit-element|reactive-element|css-tag)\.js$/.test(args.path)) {
-        throw new Error(`lit-hooks: none of the hooks it removes is in ${args.path} any more: update stripLitHooks`);
+        throw new Error(`lit-hooks: none of the hooks it removes is in ${args.path} any more: update stripLitHooks or adoptedStyleSheetsOnly`);
       }
       return { contents: shortErrors(stripped, 'lit'), loader: 'js' };
     });

@@ -109,10 +109,6 @@ type Queryable = Pick<PoolClient, 'query'>;
  * (0A000 "cached plan must not change result type") on the instances still running.
  */
 const named = (name: string, text: string) => (values: unknown[]) => ({ name, text, values });
-const billByColumn = {
-  merchant_reference: named('bc_bill_by_reference', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE merchant_reference = $1'),
-  bill_id: named('bc_bill_by_id', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE bill_id = $1'),
-};
 const applyStatusCall = named('bc_apply_status', 'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9)');
 const finishAttemptsCall = named('bc_finish_notice_attempts', 'SELECT ord, attempt FROM bc_finish_notice_attempts($1::jsonb)');
 const notifyCall = named('bc_notify', 'SELECT pg_notify($1, $2)');
@@ -198,13 +194,12 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     }
   }
 
+  /** A bill by one of its unique columns, as JSONB through a named statement (see `named`). */
   async function billWhere(db: Queryable, column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string, lock = false) {
-    if (!lock && column !== 'idempotency_key') {
-      const { rows } = await db.query(billByColumn[column]([value]));
-      return rows[0] ? toBill(rows[0].bill as QueryResultRow) : null;
-    }
-    const { rows } = await db.query(`SELECT * FROM bills WHERE ${column} = $1${lock ? ' FOR UPDATE' : ''}`, [value]);
-    return rows[0] ? toBill(rows[0]) : null;
+    const read = named(`bc_bill_by_${column}${lock ? '_for_update' : ''}`,
+      `SELECT to_jsonb(b) AS bill FROM bills b WHERE ${column} = $1${lock ? ' FOR UPDATE' : ''}`);
+    const { rows } = await db.query(read([value]));
+    return rows[0] ? toBill(rows[0].bill as QueryResultRow) : null;
   }
   async function mustGet(db: Queryable, column: 'merchant_reference' | 'bill_id', value: string, lock = false) {
     const bill = await billWhere(db, column, value, lock);

@@ -1,7 +1,7 @@
 // Log lines to a Node stream, the lines of one turn of the event loop in one write. A callback
-// logs two or three lines, and a console.log each was a write(2) of its own: about a tenth of the
-// BFF's CPU in the ingest bench. Writes to files and pipes are synchronous on Linux, so the
-// `flush` at exit loses nothing.
+// logs two lines (handled, its notice delivered), and a console.log each was a write(2) of its
+// own; batched, the PostgreSQL ingest bench went from 699–719 to 751–764 callbacks/s. Writes to
+// files and pipes are synchronous on Linux, so the `flush` at exit loses nothing.
 import type { Writable } from 'node:stream';
 
 export interface LineWriter {

@@ -104,7 +104,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const lines = options.log ? null : batchedLines(process.stdout);
   if (lines) process.on('exit', lines.flush);
   const log = options.log ?? createLogger({
-    secrets: configSecrets(config), level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info', ...(lines ? { write: lines.write } : {}),
+    secrets: configSecrets(config), level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info', write: lines?.write,
   });
   if (!config.orderTicketsRequired && config.embeddedSandbox) {
     log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
