@@ -18,6 +18,22 @@ export interface BillView {
   outcome: Outcome;
   /** Time of the last status update, unix milliseconds (service clock), `null` until known. */
   dateTime: number | null;
+  /**
+   * On the answer to a create or a read whose request named a language (Accept-Language): the
+   * amounts as text for it, formatted by the BFF.
+   */
+  display?: AmountDisplay;
+}
+
+/**
+ * A bill's amounts formatted for one language by the BFF, as `formatAmount` does in a browser: a
+ * phone's first `Intl.NumberFormat` costs its main thread 50–120 ms, and the element then needs none.
+ */
+export interface AmountDisplay {
+  /** The canonical BCP 47 tag they are formatted for: the first of the request's Accept-Language. */
+  locale: string;
+  billAmount: string;
+  requireGCAmount: string | null;
 }
 
 /** The create response: a BillView and the capability token that reads and cancels it. */

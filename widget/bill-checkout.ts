@@ -1,5 +1,5 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import type { BillView, Outcome } from '../contract/bill-view.js';
+import type { AmountDisplay, BillView, Outcome } from '../contract/bill-view.js';
 import { BffClient, BffError, isBillView, retryable, type BillRef, type Transport } from './bff-client.js';
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
@@ -181,9 +181,32 @@ export class BillCheckout extends LitElement {
   #unsafeFor?: string;
   #autoView?: 'qr' | 'button';
   #qrCache?: { _url: string; _qr: QrPath };
+  #display?: AmountDisplay;
   #hadFocus = false;
   #cancelling = false;
   #left = Infinity;
+
+  protected override async scheduleUpdate(): Promise<void> {
+    // On a phone's CPU the render is a long task with what comes before it in the same task: the
+    // script's evaluation (the first render), or the encoding of a new QR code. Each gets its own
+    // where the browser can yield (Chromium 129, Firefox 142); elsewhere they stay one task.
+    if (!this.hasUpdated || this.#encode()) await (globalThis as { scheduler?: { yield(): Promise<void> } }).scheduler?.yield();
+    super.scheduleUpdate();
+  }
+
+  /** Encodes the QR code of the bill to be shown, unless it is encoded or not shown; true when it did. */
+  #encode(): boolean {
+    const bill = this._bill;
+    const url = bill && this.#showing === 'qr' && this.#url(bill);
+    if (!url || this.#qrCache?._url === url) return false;
+    this.#qrCache = { _url: url, _qr: qrPath(url) };
+    return true;
+  }
+
+  get #showing(): 'qr' | 'button' {
+    // Chosen once, when the first bill is shown: the view does not change under the customer.
+    return this._chosenView ?? (this.mode === 'auto' ? (this.#autoView ??= prefersButton() ? 'button' : 'qr') : this.mode);
+  }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // Not English: the language's module loads once, and the element shows nothing until it is there.
@@ -195,13 +218,7 @@ export class BillCheckout extends LitElement {
         this.requestUpdate();
       });
     }
-    if (inputs.some((name) => changed.has(name))) {
-      this.#session._start();
-      // A renderer's first NumberFormat loads its locale's data (70–120 ms on a phone's CPU): here,
-      // in a task of its own while the bill is on its way, not inside the bill's first render.
-      setTimeout(() => new Intl.NumberFormat(this.#locale));
-    }
-    if (this._bill) this.#autoView ??= prefersButton() ? 'button' : 'qr';
+    if (inputs.some((name) => changed.has(name))) this.#session._start();
     this.#hadFocus = this.matches(':focus-within');
     const left = this.#countdown._remaining;
     if (this.#left < Infinity && left > 0 && announceAt.some((at) => left <= at && this.#left > at)) {
@@ -268,6 +285,8 @@ export class BillCheckout extends LitElement {
     if (previous?.billId === view.billId && (previous.isFinal || (view.dateTime ?? 0) < (previous.dateTime ?? 0))) return;
     const s = this.#text;
     this._bill = view;
+    // Creates and reads carry it, the stream's views not: kept while the bill is the same.
+    this.#display = view.display ?? (previous?.billId === view.billId ? this.#display : undefined);
     this._reconnecting = false;
     this.#countdown.set(view.isFinal ? undefined : view.expiredOn);
     if (!view.isFinal && this.#unsafeFor !== view.billUrl && !this.#url(view)) {
@@ -374,11 +393,12 @@ export class BillCheckout extends LitElement {
       </div>`;
     }
     const unit = this.goldUnit ?? s.goldUnit;
+    const shown = this.#display?.locale === this.#locale ? this.#display : null;
     const summary = html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
-      <p part="amount">${formatAmount(bill.billAmount, this.#locale, bill.currency)}</p>
+      <p part="amount">${shown?.billAmount ?? formatAmount(bill.billAmount, this.#locale, bill.currency)}</p>
       ${bill.requireGCAmount === null
         ? nothing
-        : html`<p part="gold-amount">${s.gold}: ${formatAmount(bill.requireGCAmount, this.#locale)}${unit ? ` ${unit}` : ''}</p>`}
+        : html`<p part="gold-amount">${s.gold}: ${shown?.requireGCAmount ?? formatAmount(bill.requireGCAmount, this.#locale)}${unit ? ` ${unit}` : ''}</p>`}
       ${bill.merchantReference
         ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
         : nothing}`;
@@ -404,7 +424,7 @@ export class BillCheckout extends LitElement {
       </div>`;
     }
     const url = this.#url(bill);
-    const showing = this._chosenView ?? (this.mode === 'auto' ? this.#autoView : this.mode);
+    const showing = this.#showing;
     let payment;
     if (url === null) {
       payment = html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
@@ -412,8 +432,8 @@ export class BillCheckout extends LitElement {
       if (showing === 'button') {
         payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
       } else {
-        if (this.#qrCache?._url !== url) this.#qrCache = { _url: url, _qr: qrPath(url) };
-        const { size, d } = this.#qrCache._qr;
+        this.#encode();
+        const { size, d } = this.#qrCache!._qr;
         payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
             shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
           <p class="muted">${s.scan}</p>`;

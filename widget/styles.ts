@@ -14,7 +14,7 @@ export const styles = css`
     --_warn: var(--bill-checkout-warning, #b57c00);
     display: block;
     color: var(--_fg);
-    font: 1rem/1.4 var(--bill-checkout-font, system-ui, sans-serif);
+    font: 1rem/1.4 var(--bill-checkout-font, system-ui,sans-serif);
   }
   [part~='base'] {
     display: grid;

@@ -275,6 +275,33 @@ describe('bill-checkout states', () => {
     expect(text(el, 'status')).to.equal('Silakan bayar');
   });
 
+  it('shows the amounts as the BFF formatted them for its language, and formats them itself in another', async () => {
+    const display = { locale: 'en-US', billAmount: 'USD 12,500.50 as the BFF wrote it', requireGCAmount: '0.0123 as the BFF wrote it' };
+    h.bff.add({ ...view(), display });
+    const el = await h.mount({ 'bill-id': 'B1', token: 'T1', locale: 'en-US' });
+    expect(text(el, 'amount')).to.equal(display.billAmount);
+    expect(text(el, 'gold-amount')).to.equal(`Gold required: ${display.requireGCAmount}`);
+    // The stream's views carry none: what the read brought stays while the bill is the same.
+    FakeEventSource.last.emit({ ...view(), status: 1, dateTime: Date.now() });
+    await h.settle();
+    expect(text(el, 'amount')).to.equal(display.billAmount);
+    el.locale = 'id-ID';
+    await loadStrings('id');
+    await h.settle();
+    expect(text(el, 'amount'), 'formatted for the new locale').to.include('12.500,50');
+  });
+
+  it('never shows the amounts the BFF formatted for another bill', async () => {
+    h.bff.add({ ...view(), display: { locale: 'en-US', billAmount: '$12,500.50', requireGCAmount: null } });
+    h.bff.add({ ...view({ billId: 'B2', billUrl: 'https://pay.example/bill/B2', billAmount: '7.25' }) }, 'T2');
+    const el = await h.mount({ 'bill-id': 'B1', token: 'T1', locale: 'en-US' });
+    expect(text(el, 'amount')).to.equal('$12,500.50');
+    el.billId = 'B2';
+    el.token = 'T2';
+    await h.settle();
+    expect(text(el, 'amount')).to.equal('$7.25');
+  });
+
   it('speaks and formats English where the system names no language (WebKitGTK under LANG=C says "C")', async () => {
     Object.defineProperty(navigator, 'language', { configurable: true, get: () => 'C' });
     try {

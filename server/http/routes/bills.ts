@@ -11,6 +11,7 @@ import { BillApiRejectedError, BillApiThrottledError } from '../../upstream/erro
 import type { BillView } from '../../../contract/bill-view.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
 import type { VersionedView } from '../../domain/status/hub.js';
+import { amountDisplay, readJson } from '../amount-display.js';
 import { billForToken, jsonBody, servableForToken } from '../bill-access.js';
 import type { Services } from '../services.js';
 import { startedCookie } from '../started-here.js';
@@ -64,7 +65,8 @@ export function billRoutes(s: Services): Hono {
         graceMs: s.config.expiryGraceMs, now: s.now(),
       });
       if (cookie !== null) c.header('Set-Cookie', cookie);
-      return c.json(bill, status);
+      const display = amountDisplay(bill, c.req.header('Accept-Language'));
+      return c.json(display ? { ...bill, display } : bill, status);
     },
   );
 
@@ -75,7 +77,7 @@ export function billRoutes(s: Services): Hono {
   // What is known now, at once; a requery runs behind it when the status is older than the window.
   const known = (c: Context, found: CachedBill) => {
     s.refresher.refreshBehind(found.bill, 'poll');
-    return json(c, found.json);
+    return json(c, readJson(found, c.req.header('Accept-Language')));
   };
 
   // Served from memory without an await when the bill is cached: the common poll. It stamps

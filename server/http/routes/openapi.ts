@@ -26,6 +26,11 @@ const billView = z.object({
   isFinal: z.boolean(),
   outcome,
   dateTime: z.number().nullable().describe('Time of the last status update, unix milliseconds (service clock); null until known'),
+  display: z.object({
+    locale: z.string().describe('The canonical BCP 47 tag of the first language of the request\'s Accept-Language'),
+    billAmount: z.string(),
+    requireGCAmount: z.string().nullable(),
+  }).optional().describe('The amounts as text in that language (money with its currency), on the answers to a create and a read whose request has an Accept-Language'),
 });
 const createdBill = billView.extend({ token: z.string().describe('Reads, watches and cancels this bill (the `token` query parameter)') });
 const requeryReason = z.enum(['poll', 'stream', 'callback', 'return', 'reconcile', 'cancel', 'create'])
