@@ -194,10 +194,8 @@ export class BillCheckout extends LitElement {
     super.scheduleUpdate();
   }
 
-  /** Encodes the QR code of the bill to be shown, unless it is encoded or not shown; true when it did. */
-  #encode(): boolean {
-    const bill = this._bill;
-    const url = bill && this.#showing === 'qr' && this.#url(bill);
+  /** Encodes the QR code of `url` (the bill's, when it is to be shown), unless it is encoded; true when it did. */
+  #encode(url = this._bill && this.#showing === 'qr' && this.#url(this._bill)): boolean {
     if (!url || this.#qrCache?._url === url) return false;
     this.#qrCache = { _url: url, _qr: qrPath(url) };
     return true;
@@ -432,7 +430,7 @@ export class BillCheckout extends LitElement {
       if (showing === 'button') {
         payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
       } else {
-        this.#encode();
+        this.#encode(url);
         const { size, d } = this.#qrCache!._qr;
         payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
             shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
