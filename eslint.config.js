@@ -77,6 +77,8 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
+  // CommonJS: qrcode's modules the widget's build replaces (scripts/qr-mask-pattern.cjs).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
   ...layerConfigs,
   ...exemptions,
 );

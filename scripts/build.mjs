@@ -39,6 +39,8 @@ const qrStubs = {
     + 'exports.getSymbolSize=v=>v*4+17;exports.getSymbolTotalCodewords=v=>W[v]',
   'format-info': `const F=[${[0, 1, 2, 3, 4, 5, 6, 7].map((mask) => formatInfo.getEncodedBits(M, mask))}];exports.getEncodedBits=(e,m)=>F[m]`,
   mode: 'exports.BYTE={bit:4,ccBits:[8,16,16]};exports.getCharCountIndicator=(m,v)=>m.ccBits[v<10?0:v<27?1:2]',
+  // The same masks, scored in one pass over the matrix: most of a first encoding's time on a phone.
+  'mask-pattern': readFileSync(join(root, 'scripts/qr-mask-pattern.cjs'), 'utf8'),
 };
 
 /** An esbuild plugin that drops the parts of qrcode's core encoder a byte-mode segment never uses. */
@@ -257,6 +259,17 @@ export const mangleProps = /^_[A-Za-z]/;
 // In minified output only template literals keep raw line breaks: fold them with their indentation.
 const foldTemplates = (code) => code.replace(/>\n\s*/g, '>').replace(/\n\s*</g, '<').replace(/\n\s*/g, ' ');
 
+/**
+ * `code` (esbuild's minified bundle) minified once more by terser: two passes of its compressor,
+ * and names given by how often they occur, which gzip compresses better (about 550 B gzip less than
+ * esbuild alone). Export names and the `/*!` pointer to the license file stay.
+ */
+export async function minifyAgain(code) {
+  const { minify } = await import('terser');
+  const result = await minify(code, { module: true, ecma: 2022, compress: { passes: 2 }, format: { comments: 'some' } });
+  return result.code;
+}
+
 /** How the widget is bundled, but for its entry and output (test/build/qr-encoder.test.ts builds the encoder alone so). */
 export const widgetBuild = {
   absWorkingDir: root,
@@ -359,7 +372,7 @@ export async function buildWidget() {
     outfile: widgetFile,
     metafile: true,
   });
-  await writeFile(widgetFile, foldTemplates(await readFile(widgetFile, 'utf8')));
+  await writeFile(widgetFile, foldTemplates(await minifyAgain(await readFile(widgetFile, 'utf8'))));
   await writeFile(widgetMetafile, JSON.stringify(result.metafile));
   return result.metafile;
 }

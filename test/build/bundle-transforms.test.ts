@@ -1,7 +1,8 @@
 // What the widget's build does to the code it bundles, each a mechanical transform: dependencies'
 // errors keep their throw but not their developer-facing message (shortErrors), Lit without its
 // polyfill, hydration and version hooks (stripLitHooks), custom properties without the spaces esbuild
-// keeps (tightCustomProperties), and the modules the element imports on demand built beside it.
+// keeps (tightCustomProperties), the modules the element imports on demand built beside it, and
+// terser's second minification (minifyAgain).
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ const build = await import(pathToFileURL(join(root, 'scripts/build.mjs')).href) 
   widgetBuild: esbuild.BuildOptions & { plugins: esbuild.Plugin[] };
   buildOnDemand(outdir: string): Promise<Map<string, string>>;
   onDemandModules(urls: Map<string, string>): esbuild.Plugin;
+  minifyAgain(code: string): Promise<string>;
 };
 const { shortErrors } = build;
 
@@ -83,4 +85,21 @@ test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and eac
     const module = await readFile(join(dir, 'on-demand', `${name}.js`), 'utf8');
     assert.doesNotMatch(module, /\bimport\b/, `${name} stands alone`);
   }
+});
+
+test("terser's second minification keeps the bundle's exports and its pointer to the licenses, and makes it smaller", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'minify-again-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const onDemand = await build.buildOnDemand(join(dir, 'on-demand'));
+  const outfile = join(dir, 'bill-checkout.js');
+  await esbuild.build({ ...build.widgetBuild, plugins: [...build.widgetBuild.plugins, build.onDemandModules(onDemand)], entryPoints: ['widget/index.ts'], outfile });
+  const once = await readFile(outfile, 'utf8');
+  const twice = await build.minifyAgain(once);
+  const exported = (code: string) => [...code.matchAll(/\bexport\s*\{([^}]*)\}/g)]
+    .flatMap((m) => m[1]!.split(',').map((item) => item.trim().split(/\s+as\s+/).at(-1)!)).sort();
+  assert.deepEqual(exported(twice), exported(once));
+  assert.ok(exported(once).includes('BillCheckout'));
+  assert.match(twice, /\/\*! For license information please see bill-checkout\.js\.LEGAL\.txt \*\//);
+  assert.match(twice, /customElements\.define\("bill-checkout"/);
+  assert.ok(twice.length < once.length, `${twice.length} B after terser, ${once.length} B before`);
 });
