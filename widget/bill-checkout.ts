@@ -188,14 +188,23 @@ export class BillCheckout extends LitElement {
 
   protected override async scheduleUpdate(): Promise<void> {
     // On a phone's CPU the render is a long task with what comes before it in the same task: the
-    // script's evaluation (the first render), or the encoding of a new QR code. Each gets its own
-    // where the browser can yield (Chromium 129, Firefox 142); elsewhere they stay one task.
-    if (!this.hasUpdated || this.#encode()) await (globalThis as { scheduler?: { yield(): Promise<void> } }).scheduler?.yield();
+    // script's evaluation (the first render), or the answer that brought a new bill and the
+    // encoding of its QR code. Each gets its own where the browser can yield (Chromium 129,
+    // Firefox 142); elsewhere they stay one task.
+    const nextTask = () => (globalThis as { scheduler?: { yield(): Promise<void> } }).scheduler?.yield();
+    if (!this.hasUpdated || this.#qrToEncode()) await nextTask();
+    if (this.#encode()) await nextTask();
     super.scheduleUpdate();
   }
 
-  /** Encodes the QR code of `url` (the bill's, when it is to be shown), unless it is encoded; true when it did. */
-  #encode(url = this._bill && this.#showing === 'qr' && this.#url(this._bill)): boolean {
+  /** The bill URL whose QR code is to be shown, when it is not encoded yet. */
+  #qrToEncode(): string | false | null | undefined {
+    const url = this._bill && this.#showing === 'qr' && this.#url(this._bill);
+    return url !== this.#qrCache?._url && url;
+  }
+
+  /** Encodes the QR code of `url` (by default #qrToEncode), unless it is encoded; true when it did. */
+  #encode(url = this.#qrToEncode()): boolean {
     if (!url || this.#qrCache?._url === url) return false;
     this.#qrCache = { _url: url, _qr: qrPath(url) };
     return true;
