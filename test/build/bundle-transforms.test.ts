@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
@@ -67,13 +67,18 @@ test('custom property values lose the spaces esbuild keeps, nothing else does', 
   assert.equal(build.tightCustomProperties('a{color-scheme:light dark;padding:.5rem 1rem}'), 'a{color-scheme:light dark;padding:.5rem 1rem}');
 });
 
-test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and each on-demand module is named beside it", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'short-errors-'));
+/** The widget as esbuild bundles it (before terser), in a directory removed after the test, beside its on-demand modules. */
+async function esbuildBundle(t: TestContext): Promise<{ dir: string; bundle: string; onDemand: Map<string, string> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'bundle-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const onDemand = await build.buildOnDemand(join(dir, 'on-demand'));
   const outfile = join(dir, 'bill-checkout.js');
   await esbuild.build({ ...build.widgetBuild, plugins: [...build.widgetBuild.plugins, build.onDemandModules(onDemand)], entryPoints: ['widget/index.ts'], outfile });
-  const bundle = await readFile(outfile, 'utf8');
+  return { dir, bundle: await readFile(outfile, 'utf8'), onDemand };
+}
+
+test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and each on-demand module is named beside it", async (t) => {
+  const { dir, bundle, onDemand } = await esbuildBundle(t);
   assert.doesNotMatch(bundle, /amount of data is too big|invalid template strings array|CSSResult is not constructable/);
   assert.doesNotMatch(bundle, /PolyfillSupport|HydrateSupport|Versions\?\?=/);
   assert.doesNotMatch(bundle, /litNonce|ShadyCSS|createElement\("style"\)/, "Lit's <style> fallback folded away");
@@ -88,12 +93,7 @@ test("the bundle: Lit's and qrcode's thrown messages and hooks are gone, and eac
 });
 
 test("terser's second minification keeps the bundle's exports and its pointer to the licenses, and makes it smaller", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'minify-again-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const onDemand = await build.buildOnDemand(join(dir, 'on-demand'));
-  const outfile = join(dir, 'bill-checkout.js');
-  await esbuild.build({ ...build.widgetBuild, plugins: [...build.widgetBuild.plugins, build.onDemandModules(onDemand)], entryPoints: ['widget/index.ts'], outfile });
-  const once = await readFile(outfile, 'utf8');
+  const { bundle: once } = await esbuildBundle(t);
   const twice = await build.minifyAgain(once);
   const exported = (code: string) => [...code.matchAll(/\bexport\s*\{([^}]*)\}/g)]
     .flatMap((m) => m[1]!.split(',').map((item) => item.trim().split(/\s+as\s+/).at(-1)!)).sort();
