@@ -8,6 +8,7 @@ import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } fro
 import { formatAmount } from '../contract/decimal.js';
 import { formatDuration } from './format.js';
 import { icons } from './icons.js';
+import { nextTask } from './next-task.js';
 import type { BridgeMessage } from './native-bridge.js';
 import { qrPath, type QrPath } from './qr-code.js';
 import { parseSchemes, safeUrl } from './safe-url.js';
@@ -189,9 +190,7 @@ export class BillCheckout extends LitElement {
   protected override async scheduleUpdate(): Promise<void> {
     // On a phone's CPU the render is a long task with what comes before it in the same task: the
     // script's evaluation (the first render), or the answer that brought a new bill and the
-    // encoding of its QR code. Each gets its own where the browser can yield (Chromium 129,
-    // Firefox 142); elsewhere they stay one task.
-    const nextTask = () => (globalThis as { scheduler?: { yield(): Promise<void> } }).scheduler?.yield();
+    // encoding of its QR code: each gets a task of its own (nextTask).
     if (!this.hasUpdated || this.#qrToEncode()) await nextTask();
     if (this.#encode()) await nextTask();
     super.scheduleUpdate();

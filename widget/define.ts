@@ -1,11 +1,12 @@
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
 import { BillCheckout } from './bill-checkout.js';
 import type { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+import { nextTask } from './next-task.js';
 import type { Strings } from './strings.js';
 
 // Defined (and the elements already in the page upgraded) in a task after the one that evaluated
-// the script, where the browser can yield: on a phone's CPU the two together are a long task.
-await (globalThis as { scheduler?: { yield(): Promise<void> } }).scheduler?.yield();
+// the script: on a phone's CPU the two together are a long task.
+await nextTask();
 if (!customElements.get('bill-checkout')) customElements.define('bill-checkout', BillCheckout);
 
 /**
