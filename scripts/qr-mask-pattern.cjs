@@ -40,6 +40,7 @@ exports.applyMask = (pattern, matrix) => {
 // dark 1:1:3:1:1 `core` with four light modules (`light`: a light run's 4th module or more) before
 // it or after it.
 function scoreLine(masked, counts, at, step, size) {
+  // Unlike every mask's colour: the line's first module starts a run.
   let previous = masked[at] ^ 255;
   let atLeast2 = 0, atLeast3 = 0, atLeast4 = 0, atLeast5 = 0;
   let x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0;
@@ -58,6 +59,7 @@ function scoreLine(masked, counts, at, step, size) {
     counts[256 + atLeast5]++;
     const core = x6 & ~x5 & x4 & x3 & x2 & ~x1 & x;
     const light = atLeast4 & ~x;
+    // From the 11th module on, the window is inside the line.
     if (b >= 10) counts[1024 + (core4 & light | light7 & core)]++;
     x6 = x5; x5 = x4; x4 = x3; x3 = x2; x2 = x1; x1 = x;
     core4 = core3; core3 = core2; core2 = core1; core1 = core;
