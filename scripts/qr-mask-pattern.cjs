@@ -17,10 +17,18 @@ const masks = [
   (i, j) => ((i * j) % 3 + (i + j) % 2) % 2 === 0,
 ];
 
-// Bit k of FLIPS[i % 12 * 12 + j % 12]: whether mask k flips the module of row i, column j (each
-// mask repeats every 12 rows and every 12 columns).
-const FLIPS = new Uint8Array(144);
-for (let k = 0; k < 8; k++) for (let i = 0; i < 144; i++) FLIPS[i] |= masks[k](i / 12 | 0, i % 12) << k;
+let flipTable;
+
+// Bit k of flips()[i % 12 * 12 + j % 12]: whether mask k flips the module of row i, column j (each
+// mask repeats every 12 rows and every 12 columns). Built at the first encoding, not when the
+// bundle is evaluated: a page that shows the pay button never needs it.
+function flips() {
+  if (!flipTable) {
+    flipTable = new Uint8Array(144);
+    for (let k = 0; k < 8; k++) for (let i = 0; i < 144; i++) flipTable[i] |= masks[k](i / 12 | 0, i % 12) << k;
+  }
+  return flipTable;
+}
 
 exports.from = () => {};
 
@@ -29,8 +37,9 @@ exports.applyMask = (pattern, matrix) => {
   const size = matrix.size;
   const data = matrix.data;
   const reserved = matrix.reservedBit;
+  const flipped = flips();
   for (let i = 0; i < size * size; i++) {
-    if (!reserved[i] && FLIPS[(i / size | 0) % 12 * 12 + i % size % 12] >> pattern & 1) data[i] ^= 1;
+    if (!reserved[i] && flipped[(i / size | 0) % 12 * 12 + i % size % 12] >> pattern & 1) data[i] ^= 1;
   }
 };
 
@@ -75,11 +84,12 @@ exports.getBestMask = (matrix, setupFormat) => {
   // Every module under the eight masks. The reserved ones do not take the mask, but the format
   // information among them names the mask: each of the eight is written in turn.
   const masked = new Uint8Array(n);
+  const flipped = flips();
   const fixed = [];
   for (let i = 0, row = 0; row < size; row++) {
     for (let col = 0; col < size; col++, i++) {
       if (reserved[i]) fixed.push(i);
-      else masked[i] = -data[i] & 255 ^ FLIPS[row % 12 * 12 + col % 12];
+      else masked[i] = -data[i] & 255 ^ flipped[row % 12 * 12 + col % 12];
     }
   }
   for (let k = 0; k < 8; k++) {
