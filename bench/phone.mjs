@@ -19,6 +19,9 @@
 //    PerformanceObserver 'longtask'), the longest main-thread task from the checkout's code arriving
 //    to its part painted (the trace's tasks, below 50 ms too), defined and rendered times; each peer's
 //    ratio to ours. A page without a checkout gives the floor: a fresh renderer's own first layout.
+//    The floor under ours (bench/pages/lit-qr-floor.ts: Lit and the QR encoder, which DESIGN puts in
+//    the drop-in, in the least element, on the same pre-created page) says what bounds the bytes
+//    goal and the pre-created one: the room it leaves under each, and what ours takes beyond it.
 //    Script time, main-thread time and the longest task come from traced visits (DevTools' timeline
 //    categories, which slow each JavaScript call), everything else from untraced ones, alternating.
 // Goals (issue 17): QR painted ≤ 900 ms median on the script-tag page, ≤ 600 ms with a pre-created
@@ -33,6 +36,7 @@ import { startBff } from './lib/bff.mjs';
 import { request } from './lib/client.mjs';
 import { listen } from './lib/listen.mjs';
 import { launchChromium, profile, visit } from './lib/phone-browser.mjs';
+import { mountFloor } from './lib/phone-floor.mjs';
 import { bundlePeers, startPeerServer } from './lib/phone-peers.mjs';
 import { pages } from './pages/pages.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
@@ -60,14 +64,18 @@ const sandbox = await startSandbox();
 let orderCount = 0;
 
 let staticsReady;
+let floorReady;
 const bff = await startBff({
   upstreamUrl: sandbox.url,
   env: { ORDER_TICKET_SECRET: ticketSecret, ORDER_LOOKUP_URL: `${orders.url}/orders` },
   mount(app) {
     // The element as `npm start` serves it (brotli or gzip as the browser asks, ETag, CORS).
     staticsReady = staticFiles(app, { root: root.pathname, config: { allowedOrigins: ['*'] }, demoOrders: null });
+    // The floor under it (Lit and the QR encoder alone), served the same way at /floor/bill-checkout.js.
+    floorReady = mountFloor(app, { allowedOrigins: ['*'] });
     // The merchant's pages, rendered per visit as its server would: a fresh order and its ticket.
-    for (const page of ['script-tag', 'pre-created']) {
+    // lit-qr-floor is the pre-created page with the floor's script.
+    for (const page of ['script-tag', 'pre-created', 'lit-qr-floor']) {
       app.get(`/phone/${page}.html`, async (c) => {
         const orderId = `phone-${++orderCount}-${randomBytes(4).toString('hex')}`;
         const ticket = await orderTicket(orderId, ticketSecret, 15 * 60_000);
@@ -81,12 +89,14 @@ const bff = await startBff({
         });
         if (status !== 201) throw new Error(`the page's create answered ${status}: ${body}`);
         const { billId, token } = JSON.parse(body);
+        if (page === 'lit-qr-floor') return c.html(pages['pre-created']({ billId, token, mode: 'qr', script: '/floor/bill-checkout.js' }));
         return c.html(pages[page]({ billId, token, mode }));
       });
     }
   },
 });
 await staticsReady;
+const floor = await floorReady;
 
 const unknownRequests = [];
 const peerServer = await startPeerServer(await bundlePeers(), (what) => unknownRequests.push(what));
@@ -173,13 +183,15 @@ try {
   const contenders = [
     { name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } },
     { name: 'bill_checkout', url: `${bff.url}/phone/pre-created.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
+    // The same page with the floor's script (Lit and the QR encoder alone): what is left to ours.
+    { name: 'lit_qr_floor', url: `${bff.url}/phone/lit-qr-floor.html`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
     // Its QR code is an image drawn by Adyen's server (stubbed here): painted once loaded.
-    { name: 'adyen', url: `${peerServer.url}/adyen.html`, probe: { mark: 'defined', selector: 'img[data-testid="paynow-qr-image"]' } },
+    { name: 'adyen', peer: true, url: `${peerServer.url}/adyen.html`, probe: { mark: 'defined', selector: 'img[data-testid="paynow-qr-image"]' } },
     // On a narrow screen its payment modal shows buttons, the QR code only after a tap: its
     // "Open in a Bitcoin Wallet" link (lightning:) is what the customer pays from.
-    { name: 'bitcoin_connect', url: `${peerServer.url}/bitcoin-connect.html`, probe: { tag: 'bc-pay-button', selector: 'a[href^="lightning:"]' } },
+    { name: 'bitcoin_connect', peer: true, url: `${peerServer.url}/bitcoin-connect.html`, probe: { tag: 'bc-pay-button', selector: 'a[href^="lightning:"]' } },
     // qr-code-styling's SVG: the rect clipped by the QR's dots, added once they are drawn.
-    { name: 'bitcoin_qr', url: `${peerServer.url}/bitcoin-qr.html`, probe: { tag: 'bitcoin-qr', selector: 'svg rect[clip-path]' } },
+    { name: 'bitcoin_qr', peer: true, url: `${peerServer.url}/bitcoin-qr.html`, probe: { tag: 'bitcoin-qr', selector: 'svg rect[clip-path]' } },
   ];
   // Each visited twice a round: untraced (bytes, blocking time, times) and traced (script, tasks).
   const costs = await roundRobin(contenders.flatMap((c) => [c, { ...c, name: `${c.name}.traced`, trace: true }]), settleMs);
@@ -216,7 +228,7 @@ try {
     if (name !== 'page_alone') medianAndP95(`${key}.defined`, results.map((r) => r.definedAt));
     medianAndP95(`${key}.rendered`, results.map((r) => r.paintedAt));
   }
-  const peers = contenders.slice(2).map((c) => c.name);
+  const peers = contenders.filter((c) => c.peer).map((c) => c.name);
   const ours = summary.bill_checkout;
   for (const peer of peers) {
     for (const figure of ['bytes', 'script', 'tbt', 'defined', 'rendered']) {
@@ -237,8 +249,19 @@ try {
   const leastBlocking = [...peers].sort((a, b) => summary[a].tbt - summary[b].tbt)[0];
   report('phone.cost.least_blocking_peer', leastBlocking, 'name');
   report('phone.cost.tbt_ours_over_least_blocking_peer', summary[leastBlocking].tbt > 0 ? ours.tbt / summary[leastBlocking].tbt : 'n/a', 'ratio');
+
+  // What bounds the two goals: the room the floor leaves under each (negative: the floor alone
+  // misses it), and what ours takes beyond the floor.
+  const floorFigures = summary.lit_qr_floor;
+  report('phone.floor.raw_bytes', floor.bytes, 'B');
+  report('phone.floor.bytes_over_smallest_peer', floorFigures.bytes / summary[smallest].bytes, 'ratio');
+  report('phone.floor.bytes_left_under_goal', Math.round(summary[smallest].bytes / 3 - floorFigures.bytes), 'B');
+  report('phone.floor.ours_minus_floor_bytes', ours.bytes - floorFigures.bytes, 'B');
+  report('phone.floor.ms_left_under_pre_created_goal', 600 - floorFigures.rendered, 'ms');
+  report('phone.floor.ours_minus_floor_rendered_ms', ours.rendered - floorFigures.rendered, 'ms');
 } finally {
   await browser.close();
+  floor.close();
   await peerServer.close();
   await bff.close();
   await sandbox.close();

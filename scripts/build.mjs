@@ -270,6 +270,11 @@ export async function minifyAgain(code) {
   return result.code;
 }
 
+/** esbuild's bundle of the element as it ships: minified once more (minifyAgain), template literals folded. */
+export async function finishBundle(code) {
+  return foldTemplates(await minifyAgain(code));
+}
+
 /** How the widget is bundled, but for its entry and output (test/build/qr-encoder.test.ts builds the encoder alone so). */
 export const widgetBuild = {
   absWorkingDir: root,
@@ -372,7 +377,7 @@ export async function buildWidget() {
     outfile: widgetFile,
     metafile: true,
   });
-  await writeFile(widgetFile, foldTemplates(await minifyAgain(await readFile(widgetFile, 'utf8'))));
+  await writeFile(widgetFile, await finishBundle(await readFile(widgetFile, 'utf8')));
   await writeFile(widgetMetafile, JSON.stringify(result.metafile));
   return result.metafile;
 }

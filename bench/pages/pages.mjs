@@ -55,9 +55,10 @@ export const pages = {
   // The merchant's server created the bill while it rendered this page: the element only reads it,
   // and the page starts that read while the element's script is still on its way (README, "A bill
   // your server created"): the element's fetch of the same URL takes the preloaded answer.
-  'pre-created': ({ billId, token, mode }) => page({
+  // `script`: another build of the element (bench/pages/lit-qr-floor.ts, served at /floor/).
+  'pre-created': ({ billId, token, mode, script = '/bill-checkout.js' }) => page({
     head: `<link rel="preload" as="fetch" crossorigin href="/api/bills/${escape(encodeURIComponent(billId))}?token=${escape(encodeURIComponent(token))}">\n`,
     checkout: `<bill-checkout bill-id="${escape(billId)}" token="${escape(token)}"${modeAttribute(mode)}></bill-checkout>`,
-    script: '/bill-checkout.js',
+    script,
   }),
 };
