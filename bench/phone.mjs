@@ -44,6 +44,8 @@ import { importTs } from './lib/ts.mjs';
 import { buildWidget, widgetFile } from '../scripts/build.mjs';
 
 const runs = pick(20, 3);
+// The pre-created page's goal, which the floor's figures below are also read against.
+const preCreatedGoalMs = 600;
 // Long tasks a checkout leaves for after its first paint (analytics, polling set-up) still block
 // the merchant's page: each visit waits this fixed time after the paint before it is read.
 const settleMs = 1000;
@@ -175,7 +177,7 @@ try {
     medianAndP95(`${key}.tbt`, results.map((r) => blocking(r.longTasks)));
   }
   goal('phone.script_tag.qr.nav_to_painted_median_ms', navMedians['script_tag.qr'] <= 900, 900, 'ms');
-  goal('phone.pre_created.qr.nav_to_painted_median_ms', navMedians['pre_created.qr'] <= 600, 600, 'ms');
+  goal('phone.pre_created.qr.nav_to_painted_median_ms', navMedians['pre_created.qr'] <= preCreatedGoalMs, preCreatedGoalMs, 'ms');
   goal('phone.script_tag.qr.longest_long_task_p95_ms', elementLongest['script_tag.qr'] <= 50, 50, 'ms');
 
   // 2. The cost of each checkout to the merchant's page, and of the page without one (its own first
@@ -257,7 +259,7 @@ try {
   report('phone.floor.bytes_over_smallest_peer', floorFigures.bytes / summary[smallest].bytes, 'ratio');
   report('phone.floor.bytes_left_under_goal', Math.round(summary[smallest].bytes / 3 - floorFigures.bytes), 'B');
   report('phone.floor.ours_minus_floor_bytes', ours.bytes - floorFigures.bytes, 'B');
-  report('phone.floor.ms_left_under_pre_created_goal', 600 - floorFigures.rendered, 'ms');
+  report('phone.floor.ms_left_under_pre_created_goal', preCreatedGoalMs - floorFigures.rendered, 'ms');
   report('phone.floor.ours_minus_floor_rendered_ms', ours.rendered - floorFigures.rendered, 'ms');
 } finally {
   await browser.close();

@@ -3,7 +3,7 @@
 // (scripts/build.mjs: the same esbuild options and plugins, then terser), in the least element
 // that uses them. It reads the bill the page preloaded and paints its QR code, and does nothing
 // else: no loading state, no status, no countdown, no languages, no errors. Its bytes and its time
-// to the QR painted are what no drop-in of this design can go below on the phone. Bench only.
+// to the QR painted are the floor every drop-in of this design stands on, on the phone. Bench only.
 import { LitElement, html, nothing } from 'lit';
 import { qrPath, type QrPath } from '../../widget/qr-code.js';
 
