@@ -38,8 +38,10 @@ exports.applyMask = (pattern, matrix) => {
   const data = matrix.data;
   const reserved = matrix.reservedBit;
   const flipped = flips();
-  for (let i = 0; i < size * size; i++) {
-    if (!reserved[i] && flipped[(i / size | 0) % 12 * 12 + i % size % 12] >> pattern & 1) data[i] ^= 1;
+  for (let i = 0, row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++, i++) {
+      if (!reserved[i] && flipped[row % 12 * 12 + col % 12] >> pattern & 1) data[i] ^= 1;
+    }
   }
 };
 
