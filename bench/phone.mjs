@@ -76,7 +76,6 @@ const bff = await startBff({
     // The floor under it (Lit and the QR encoder alone), served the same way at /floor/bill-checkout.js.
     floorReady = mountFloor(app, { allowedOrigins: ['*'] });
     // The merchant's pages, rendered per visit as its server would: a fresh order and its ticket.
-    // lit-qr-floor is the pre-created page with the floor's script.
     for (const page of ['script-tag', 'pre-created', 'lit-qr-floor']) {
       app.get(`/phone/${page}.html`, async (c) => {
         const orderId = `phone-${++orderCount}-${randomBytes(4).toString('hex')}`;
@@ -91,7 +90,6 @@ const bff = await startBff({
         });
         if (status !== 201) throw new Error(`the page's create answered ${status}: ${body}`);
         const { billId, token } = JSON.parse(body);
-        if (page === 'lit-qr-floor') return c.html(pages['pre-created']({ billId, token, mode: 'qr', script: '/floor/bill-checkout.js' }));
         return c.html(pages[page]({ billId, token, mode }));
       });
     }
@@ -186,7 +184,7 @@ try {
     { name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } },
     { name: 'bill_checkout', url: `${bff.url}/phone/pre-created.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
     // The same page with the floor's script (Lit and the QR encoder alone): what is left to ours.
-    { name: 'lit_qr_floor', url: `${bff.url}/phone/lit-qr-floor.html`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
+    { name: 'lit_qr_floor', url: `${bff.url}/phone/lit-qr-floor.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
     // Its QR code is an image drawn by Adyen's server (stubbed here): painted once loaded.
     { name: 'adyen', peer: true, url: `${peerServer.url}/adyen.html`, probe: { mark: 'defined', selector: 'img[data-testid="paynow-qr-image"]' } },
     // On a narrow screen its payment modal shows buttons, the QR code only after a tap: its

@@ -27,6 +27,15 @@ ${script ? `<script type="module" src="${script}"></script>\n` : ''}</body>
 const invoice = 'lnbc2500u1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpu9qrsgquk0rl77nj30yxdy8j9vdx85fkpmdla2087ne0xh8nhedh8w27kyke0lp53ut353s06fv3qfegext0eh0ymjpf39tuven09sam30g4vgpfna3rh';
 const modeAttribute = (mode) => (mode ? ` mode="${escape(mode)}"` : '');
 
+/** The pre-created page (below), loading the element from `script`. */
+function preCreated({ billId, token, mode, script }) {
+  return page({
+    head: `<link rel="preload" as="fetch" crossorigin href="/api/bills/${escape(encodeURIComponent(billId))}?token=${escape(encodeURIComponent(token))}">\n`,
+    checkout: `<bill-checkout bill-id="${escape(billId)}" token="${escape(token)}"${modeAttribute(mode)}></bill-checkout>`,
+    script,
+  });
+}
+
 /** Each page by name (served as `/<name>.html`): a function of the values it is rendered with. */
 export const pages = {
   // No checkout: what the merchant's page costs by itself on the phone (a fresh renderer, its first layout and paint).
@@ -55,10 +64,7 @@ export const pages = {
   // The merchant's server created the bill while it rendered this page: the element only reads it,
   // and the page starts that read while the element's script is still on its way (README, "A bill
   // your server created"): the element's fetch of the same URL takes the preloaded answer.
-  // `script`: another build of the element (bench/pages/lit-qr-floor.ts, served at /floor/).
-  'pre-created': ({ billId, token, mode, script = '/bill-checkout.js' }) => page({
-    head: `<link rel="preload" as="fetch" crossorigin href="/api/bills/${escape(encodeURIComponent(billId))}?token=${escape(encodeURIComponent(token))}">\n`,
-    checkout: `<bill-checkout bill-id="${escape(billId)}" token="${escape(token)}"${modeAttribute(mode)}></bill-checkout>`,
-    script,
-  }),
+  'pre-created': ({ billId, token, mode }) => preCreated({ billId, token, mode, script: '/bill-checkout.js' }),
+  // The same page with the floor under the drop-in (bench/pages/lit-qr-floor.ts, served at /floor/).
+  'lit-qr-floor': ({ billId, token, mode }) => preCreated({ billId, token, mode, script: '/floor/bill-checkout.js' }),
 };
