@@ -5,6 +5,13 @@ import { Code, SandboxError } from './envelope.js';
 import { digits, randomToken } from './ids.js';
 import type { StatusRecordWire } from './types.js';
 
+/** What a move changes, from `updatedAt` on. */
+export interface BillState {
+  status: StatusKey;
+  updatedAt: number;
+  paymentReference: string;
+}
+
 export interface Bill {
   billId: string;
   merchantReference: string;
@@ -21,6 +28,11 @@ export interface Bill {
   expiredOn: number;
   callbackUrl: string;
   redirectUrl: string;
+  /**
+   * Every state the bill has been in, oldest first, the last one its state now (for replicaLagMs).
+   * Only a pending bill moves, so it holds two states at most.
+   */
+  history: BillState[];
 }
 
 export interface NewBill {
@@ -58,6 +70,20 @@ export function statusRecord(
   };
 }
 
+function notFound(): never {
+  throw new SandboxError(Code.notFound, 'Bill not found');
+}
+
+/**
+ * The bill in the state it was in at `at` (a copy), or null when it did not exist yet. An expiry
+ * is dated `expiredOn`, so a bill whose expiry passed since `at` is still pending there.
+ */
+function asOf(bill: Bill, at: number): Bill | null {
+  // The first state is dated createdAt: none by `at` means the bill was not created yet.
+  const state = bill.history.findLast((s) => s.updatedAt <= at);
+  return state ? { ...bill, ...state } : null;
+}
+
 export class BillBook {
   readonly #bills = new Map<string, Bill>();
   constructor(private readonly o: BillBookOptions) {}
@@ -78,6 +104,7 @@ export class BillBook {
       expiredOn: now + this.o.lifetimeMs,
       callbackUrl: input.callbackUrl,
       redirectUrl: input.redirectUrl,
+      history: [{ status: 'pending', updatedAt: now, paymentReference: '' }],
     };
     this.#bills.set(bill.billId, bill);
     return bill;
@@ -86,7 +113,7 @@ export class BillBook {
   /** The bill, expired first when its time is up; throws 1004 when unknown. */
   get(billId: string): Bill {
     const bill = this.#bills.get(billId);
-    if (!bill) throw new SandboxError(Code.notFound, 'Bill not found');
+    if (!bill) notFound();
     this.#expireIfDue(bill);
     return bill;
   }
@@ -94,6 +121,24 @@ export class BillBook {
   all(): Bill[] {
     this.sweep();
     return [...this.#bills.values()];
+  }
+
+  /**
+   * The bill as a replica `lagMs` behind the clock has it: in the state it was in `lagMs` ago;
+   * throws 1004 when unknown, or created less than `lagMs` ago.
+   */
+  replica(billId: string, lagMs: number): Bill {
+    const bill = this.get(billId);
+    if (lagMs === 0) return bill;
+    return asOf(bill, this.o.now() - lagMs) ?? notFound();
+  }
+
+  /** Every bill a replica `lagMs` behind the clock has, each as it was `lagMs` ago. */
+  replicaAll(lagMs: number): Bill[] {
+    const bills = this.all();
+    if (lagMs === 0) return bills;
+    const at = this.o.now() - lagMs;
+    return bills.flatMap((bill) => asOf(bill, at) ?? []);
   }
 
   sweep(): void {
@@ -142,6 +187,7 @@ export class BillBook {
   #finish(bill: Bill, status: StatusKey, at: number): Bill {
     bill.status = status;
     bill.updatedAt = at;
+    bill.history.push({ status, updatedAt: at, paymentReference: bill.paymentReference });
     this.o.onFinal(bill);
     return bill;
   }

@@ -21,6 +21,7 @@ export function noFaults(): Faults {
     cancelNoOpRate: 0,
     rateLimit: {},
     retryAfterS: 1,
+    replicaLagMs: 0,
   };
 }
 
@@ -66,6 +67,7 @@ const faultsPatch = z.strictObject({
   cancelNoOpRate: rate.optional(),
   rateLimit: perOpLimit.optional(),
   retryAfterS: z.number().int().min(0).max(3600).optional(),
+  replicaLagMs: ms.optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */

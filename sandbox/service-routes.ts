@@ -99,9 +99,9 @@ export function serviceRoutes(core: Core): Hono {
   );
 
   app.post('/v1/bills', (c) =>
-    operation(core, 'list', c.req.raw, (body) => {
+    operation(core, 'list', c.req.raw, (body, f) => {
       const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase);
-      return runListQuery(core.book.all().map((b) => statusRecord(b, dialect, 'created')), query);
+      return runListQuery(core.book.replicaAll(f.replicaLagMs).map((b) => statusRecord(b, dialect, 'created')), query);
     }),
   );
 
@@ -110,7 +110,7 @@ export function serviceRoutes(core: Core): Hono {
     if (billId) core.stats.requeryByBill[billId] = (core.stats.requeryByBill[billId] ?? 0) + 1;
     return operation(core, 'requery', c.req.raw, (_body, f) => {
       if (!billId) invalid('billId is required');
-      return lieInRecord(statusRecord(core.book.get(billId), dialect), f.lies.requery, dialect);
+      return lieInRecord(statusRecord(core.book.replica(billId, f.replicaLagMs), dialect), f.lies.requery, dialect);
     });
   });
 

@@ -50,6 +50,11 @@ export interface Faults {
   rateLimit: Partial<Record<Op, number>>;
   /** Whole seconds in the `Retry-After` of a 429. */
   retryAfterS: number;
+  /**
+   * Requery and list read a replica this far (ms) behind the sandbox's clock: each bill as it was
+   * then, and none created since. Pay, cancel, expiry and callbacks are the book's, not lagged.
+   */
+  replicaLagMs: number;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
