@@ -11,6 +11,7 @@ export interface CallbackSenderOptions {
   now: () => number;
   random: () => number;
   fetch: typeof fetch;
+  /** Between attempts, unless the `callbackRetryDelayMs` fault says otherwise. */
   retryDelayMs: number;
   faults: () => Faults;
   /** Called once per attempt, after it ends. */
@@ -30,6 +31,9 @@ export class CallbackSender {
   #generation = 0;
   #active = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Deliveries under way (scheduled or in flight) per bill, and who waits for them to end. */
+  readonly #activeByBill = new Map<string, number>();
+  readonly #endWaiters = new Map<string, Set<() => void>>();
   #reorderBatch: Delivery[] = [];
 
   constructor(private readonly o: CallbackSenderOptions) {}
@@ -40,6 +44,7 @@ export class CallbackSender {
     for (let i = 0; i < copies; i++) {
       const d: Delivery = { billId: record.billId, url, body: JSON.stringify(record), generation: this.#generation };
       this.#active++;
+      this.#activeByBill.set(d.billId, (this.#activeByBill.get(d.billId) ?? 0) + 1);
       const [min, max] = f.callbackDelayMs;
       const delay = min + Math.floor(this.o.random() * (max - min + 1));
       this.#timers.after(delay, () => this.#due(d));
@@ -51,7 +56,27 @@ export class CallbackSender {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Forgets every scheduled and in-flight delivery. */
+  /**
+   * Resolves when the bill's deliveries have ended (200, attempts used up, or dropped); when none
+   * is under way, once the next one has. At the latest after `maxMs`, or when stopped.
+   */
+  deliveryEnded(billId: string, maxMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.#endWaiters.get(billId) ?? new Set<() => void>();
+      this.#endWaiters.set(billId, waiters);
+      const timer = setTimeout(done, maxMs);
+      const all = this.#endWaiters;
+      function done(): void {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && all.get(billId) === waiters) all.delete(billId);
+        resolve();
+      }
+      waiters.add(done);
+    });
+  }
+
+  /** Forgets every scheduled and in-flight delivery; releases whoever waits for one. */
   stop(): void {
     this.#generation++;
     this.#timers.clear();
@@ -59,7 +84,9 @@ export class CallbackSender {
     this.#abort = new AbortController();
     this.#reorderBatch = [];
     this.#active = 0;
+    this.#activeByBill.clear();
     this.#wakeIdle();
+    for (const waiters of [...this.#endWaiters.values()]) for (const done of [...waiters]) done();
   }
 
   #due(d: Delivery): void {
@@ -114,12 +141,19 @@ export class CallbackSender {
       this.#end(d);
       return;
     }
-    this.#timers.after(this.o.retryDelayMs, () => void this.#attempt(d, n + 1));
+    this.#timers.after(this.o.faults().callbackRetryDelayMs ?? this.o.retryDelayMs, () => void this.#attempt(d, n + 1));
   }
 
   #end(d: Delivery): void {
     if (d.generation !== this.#generation) return;
     this.#active--;
+    const left = (this.#activeByBill.get(d.billId) ?? 1) - 1;
+    if (left > 0) {
+      this.#activeByBill.set(d.billId, left);
+    } else {
+      this.#activeByBill.delete(d.billId);
+      for (const done of [...(this.#endWaiters.get(d.billId) ?? [])]) done();
+    }
     if (this.#active === 0) this.#wakeIdle();
   }
 

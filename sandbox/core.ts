@@ -1,5 +1,6 @@
 // What the route groups share inside one sandbox.
 import type { BillBook } from './bills.js';
+import type { CallbackSender } from './callbacks.js';
 import type { CustomerBook } from './customers.js';
 import type { Dialect } from './dialect.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -16,6 +17,8 @@ export interface Core {
   now: () => number;
   random: () => number;
   book: BillBook;
+  /** Sends the book's callbacks; a create can wait for a bill's to end. */
+  callbacks: CallbackSender;
   customers: CustomerBook;
   faults: () => Faults;
   stats: SandboxStats;

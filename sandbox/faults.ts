@@ -22,6 +22,9 @@ export function noFaults(): Faults {
     rateLimit: {},
     retryAfterS: 1,
     replicaLagMs: 0,
+    payOnCreate: false,
+    createAnswerAfterCallback: false,
+    callbackRetryDelayMs: null,
   };
 }
 
@@ -68,6 +71,10 @@ const faultsPatch = z.strictObject({
   rateLimit: perOpLimit.optional(),
   retryAfterS: z.number().int().min(0).max(3600).optional(),
   replicaLagMs: ms.optional(),
+  payOnCreate: z.boolean().optional(),
+  createAnswerAfterCallback: z.boolean().optional(),
+  // null goes back to the default (a merge cannot delete a member, and 0 means something here).
+  callbackRetryDelayMs: ms.nullable().optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */

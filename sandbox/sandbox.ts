@@ -96,6 +96,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     },
     limiter,
     timers: responseTimers,
+    callbacks,
   };
 
   const sweepMs = options.sweepIntervalMs ?? 1000;

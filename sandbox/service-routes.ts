@@ -80,13 +80,14 @@ export function serviceRoutes(core: Core): Hono {
   const { dialect } = core;
 
   app.post(CREATE_PATH, (c) =>
-    operation(core, 'create', c.req.raw, (body, f) => {
+    operation(core, 'create', c.req.raw, async (body, f) => {
       requireJsonType(c.req.raw);
       const bill = core.book.create(parseCreateBody(body));
+      if (f.payOnCreate) core.book.pay(bill.billId);
       const url = new URL(c.req.url);
       const base = core.publicUrl ?? url.origin + url.pathname.slice(0, -CREATE_PATH.length);
       // The bill is in the book with its true values whatever the answer says.
-      return lieInCreated({
+      const answer = lieInCreated({
         billId: bill.billId,
         billUrl: `${base}/pay/${encodeURIComponent(bill.billId)}`,
         billAmount: new NumberText(bill.amount),
@@ -95,6 +96,10 @@ export function serviceRoutes(core: Core): Hono {
         merchantReference: bill.merchantReference,
         expiredOn: bill.expiredOn,
       }, f.lies.create);
+      // The merchant hears of the bill from its callback first. Bounded by hangMs: a bill nobody
+      // pays has no callback to wait for.
+      if (f.createAnswerAfterCallback) await core.callbacks.deliveryEnded(bill.billId, f.hangMs);
+      return answer;
     }),
   );
 

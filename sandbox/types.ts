@@ -55,6 +55,12 @@ export interface Faults {
    * then, and none created since. Pay, cancel, expiry and callbacks are the book's, not lagged.
    */
   replicaLagMs: number;
+  /** A create pays the bill at once, as the pay page would (its callback is sent, with retries). */
+  payOnCreate: boolean;
+  /** A create's answer waits until the bill's callback delivery has ended, at most `hangMs`. */
+  createAnswerAfterCallback: boolean;
+  /** Delay between callback attempts; null: the option `callbackRetryDelayMs`. */
+  callbackRetryDelayMs: number | null;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
@@ -144,7 +150,10 @@ export interface Sandbox {
   clock(): SandboxClockState;
   /** Moves the sandbox's clock `offsetMs` from the true time; throws SandboxError 1003 when not a whole number in range. */
   setClockOffset(offsetMs: number): void;
-  /** Clears bills, customers, faults, stats, rate-limit windows and scheduled callbacks; the clock goes back to `clockOffsetMs`. */
+  /**
+   * Clears bills, customers, faults, stats, rate-limit windows and scheduled callbacks, and releases
+   * held answers; the clock goes back to `clockOffsetMs`.
+   */
   reset(): void;
   /** 'callback' events: CustomEvent<CallbackAttempt>, one per attempt. */
   readonly events: EventTarget;
