@@ -1,5 +1,6 @@
 // Injected faults: what they are, how they merge, and the dice.
 import { z } from 'zod';
+import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { STATUS_KEYS, type Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import type { Faults, Lie, Op, StatusRecordWire } from './types.js';
@@ -25,6 +26,9 @@ export function noFaults(): Faults {
     payOnCreate: false,
     createAnswerAfterCallback: false,
     callbackRetryDelayMs: null,
+    maxPageSize: null,
+    dateHeaderOffsetMs: 0,
+    expiredOnUnit: 'ms',
   };
 }
 
@@ -75,6 +79,9 @@ const faultsPatch = z.strictObject({
   createAnswerAfterCallback: z.boolean().optional(),
   // null goes back to the default (a merge cannot delete a member, and 0 means something here).
   callbackRetryDelayMs: ms.nullable().optional(),
+  maxPageSize: z.number().int().min(1).max(1000).nullable().optional(),
+  dateHeaderOffsetMs: z.number().int().min(-MAX_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS).optional(),
+  expiredOnUnit: z.enum(['ms', 's']).optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */

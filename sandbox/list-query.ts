@@ -38,8 +38,12 @@ function obj(v: unknown, where: string): Record<string, unknown> | undefined {
   return v as Record<string, unknown>;
 }
 
-/** Validates the request body; unknown names and matchTypes are refused with 1003. */
-export function parseListQuery(body: unknown, pageBase: 0 | 1): ListQuery {
+/**
+ * Validates the request body; unknown names and matchTypes are refused with 1003. With
+ * `maxPageSize` (the fault) a larger `paging.size` is refused too; without it sizes above
+ * MAX_PAGE_SIZE are capped.
+ */
+export function parseListQuery(body: unknown, pageBase: 0 | 1, maxPageSize: number | null = null): ListQuery {
   const b = obj(body, 'body') ?? {};
   const rawFilters = b.filters ?? [];
   if (!Array.isArray(rawFilters)) invalid('filters must be an array');
@@ -54,11 +58,12 @@ export function parseListQuery(body: unknown, pageBase: 0 | 1): ListQuery {
   });
   const paging = obj(b.paging, 'paging') ?? {};
   const index = paging.index ?? pageBase;
-  const size = paging.size ?? DEFAULT_PAGE_SIZE;
+  const size = paging.size ?? Math.min(DEFAULT_PAGE_SIZE, maxPageSize ?? DEFAULT_PAGE_SIZE);
   if (typeof index !== 'number' || !Number.isInteger(index) || index < pageBase) {
     invalid(`paging.index must be a whole number from ${pageBase}`);
   }
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) invalid('paging.size must be a whole number from 1');
+  if (maxPageSize !== null && size > maxPageSize) invalid(`paging.size must be at most ${maxPageSize}`);
   const sortIn = obj(b.sort, 'sort');
   let sort: ListQuery['sort'] = { name: 'dateTime', order: -1 };
   if (sortIn) {
@@ -66,7 +71,7 @@ export function parseListQuery(body: unknown, pageBase: 0 | 1): ListQuery {
     if (order !== 1 && order !== -1) invalid('sort.order must be 1 or -1');
     sort = { name: field(sortIn.name, 'sort.name'), order };
   }
-  return { filters, index: index - pageBase, size: Math.min(size, MAX_PAGE_SIZE), sort };
+  return { filters, index: index - pageBase, size: maxPageSize === null ? Math.min(size, MAX_PAGE_SIZE) : size, sort };
 }
 
 function likeMatcher(pattern: string): (text: string) => boolean {

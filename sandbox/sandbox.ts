@@ -142,10 +142,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const app = new Hono();
   // Every answer is dated by the sandbox's clock, not by Node's (which adds the real time only
-  // when a response has no Date of its own).
+  // when a response has no Date of its own); dateHeaderOffsetMs makes the header alone wrong.
   app.use(async (c, next) => {
     await next();
-    const date = new Date(now()).toUTCString();
+    const date = new Date(now() + faults.dateHeaderOffsetMs).toUTCString();
     try {
       c.res.headers.set('date', date);
     } catch {

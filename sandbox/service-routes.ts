@@ -94,7 +94,7 @@ export function serviceRoutes(core: Core): Hono {
         requireGCAmount: new NumberText(bill.requireGCAmount),
         currency: bill.currency,
         merchantReference: bill.merchantReference,
-        expiredOn: bill.expiredOn,
+        expiredOn: f.expiredOnUnit === 's' ? Math.floor(bill.expiredOn / 1000) : bill.expiredOn,
       }, f.lies.create);
       // The merchant hears of the bill from its callback first. Bounded by hangMs: a bill nobody
       // pays has no callback to wait for.
@@ -105,7 +105,7 @@ export function serviceRoutes(core: Core): Hono {
 
   app.post('/v1/bills', (c) =>
     operation(core, 'list', c.req.raw, (body, f) => {
-      const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase);
+      const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase, f.maxPageSize);
       return runListQuery(core.book.replicaAll(f.replicaLagMs).map((b) => statusRecord(b, dialect, 'created')), query);
     }),
   );

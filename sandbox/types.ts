@@ -61,6 +61,12 @@ export interface Faults {
   createAnswerAfterCallback: boolean;
   /** Delay between callback attempts; null: the option `callbackRetryDelayMs`. */
   callbackRetryDelayMs: number | null;
+  /** A list asking a larger `paging.size` is refused with 1003; null: sizes above 100 are capped. */
+  maxPageSize: number | null;
+  /** Added to the sandbox's clock in the HTTP `Date` header only (a service whose header is wrong). */
+  dateHeaderOffsetMs: number;
+  /** Unit of `expiredOn` in the create answer; the bill expires at its true time either way. */
+  expiredOnUnit: 'ms' | 's';
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
