@@ -32,6 +32,23 @@ function whole(env: Env, name: string, min: number, max = Number.MAX_SAFE_INTEGE
   return Number(v);
 }
 
+/** Whole milliseconds, negative allowed, at most ±10 years (the clock offset's range). */
+function signedMs(env: Env, name: string): number | undefined {
+  const v = text(env, name);
+  if (v === undefined) return undefined;
+  if (!/^[-+]?\d{1,15}$/.test(v) || Math.abs(Number(v)) > MAX_CLOCK_OFFSET_MS) {
+    throw new SandboxConfigError(`${name} must be a whole number of milliseconds from -${MAX_CLOCK_OFFSET_MS} to ${MAX_CLOCK_OFFSET_MS} (negative: behind), got "${v}"`);
+  }
+  return Number(v);
+}
+
+function flag(env: Env, name: string): boolean | undefined {
+  const v = text(env, name);
+  if (v === undefined) return undefined;
+  if (v !== 'true' && v !== 'false') throw new SandboxConfigError(`${name} must be true or false, got "${v}"`);
+  return v === 'true';
+}
+
 /** `requery=10,create=5`: the `rateLimit` fault, requests per second per operation. */
 function rateLimit(env: Env): Partial<Record<Op, number>> | undefined {
   const v = text(env, 'SANDBOX_RATE_LIMIT');
@@ -102,6 +119,31 @@ function dialect(env: Env): Partial<Dialect> {
   return d;
 }
 
+/** The faults `npm run sandbox` starts with; DELETE /_control/faults and reset clear them as any other. */
+function initialFaults(env: Env): Partial<Faults> {
+  const faults: Partial<Faults> = {};
+  const limits = rateLimit(env);
+  if (limits) faults.rateLimit = limits;
+  const retryAfter = whole(env, 'SANDBOX_RETRY_AFTER_S', 0, 3600);
+  if (retryAfter !== undefined) faults.retryAfterS = retryAfter;
+  const lag = whole(env, 'SANDBOX_REPLICA_LAG_MS', 0, 600_000);
+  if (lag !== undefined) faults.replicaLagMs = lag;
+  const maxPageSize = whole(env, 'SANDBOX_MAX_PAGE_SIZE', 1, 1000);
+  if (maxPageSize !== undefined) faults.maxPageSize = maxPageSize;
+  const dateOffset = signedMs(env, 'SANDBOX_DATE_HEADER_OFFSET_MS');
+  if (dateOffset !== undefined) faults.dateHeaderOffsetMs = dateOffset;
+  const unit = text(env, 'SANDBOX_EXPIRED_ON_UNIT');
+  if (unit !== undefined) {
+    if (unit !== 'ms' && unit !== 's') throw new SandboxConfigError(`SANDBOX_EXPIRED_ON_UNIT must be ms or s, got "${unit}"`);
+    faults.expiredOnUnit = unit;
+  }
+  const payOnCreate = flag(env, 'SANDBOX_PAY_ON_CREATE');
+  if (payOnCreate !== undefined) faults.payOnCreate = payOnCreate;
+  const afterCallback = flag(env, 'SANDBOX_CREATE_ANSWER_AFTER_CALLBACK');
+  if (afterCallback !== undefined) faults.createAnswerAfterCallback = afterCallback;
+  return faults;
+}
+
 export function sandboxSettingsFromEnv(env: Env): SandboxSettings {
   const port = whole(env, 'SANDBOX_PORT', 0, 65535) ?? 8788;
   const publicUrl = (text(env, 'SANDBOX_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -130,18 +172,9 @@ export function sandboxSettingsFromEnv(env: Env): SandboxSettings {
   }
   const currency = text(env, 'SANDBOX_CURRENCY');
   if (currency !== undefined) options.currency = currency;
-  const offset = text(env, 'SANDBOX_CLOCK_OFFSET_MS');
-  if (offset !== undefined) {
-    if (!/^[-+]?\d{1,15}$/.test(offset) || Math.abs(Number(offset)) > MAX_CLOCK_OFFSET_MS) {
-      throw new SandboxConfigError(`SANDBOX_CLOCK_OFFSET_MS must be a whole number of milliseconds from -${MAX_CLOCK_OFFSET_MS} to ${MAX_CLOCK_OFFSET_MS} (negative: behind), got "${offset}"`);
-    }
-    options.clockOffsetMs = Number(offset);
-  }
-  const faults: Partial<Faults> = {};
-  const limits = rateLimit(env);
-  if (limits) faults.rateLimit = limits;
-  const retryAfter = whole(env, 'SANDBOX_RETRY_AFTER_S', 0, 3600);
-  if (retryAfter !== undefined) faults.retryAfterS = retryAfter;
+  const offset = signedMs(env, 'SANDBOX_CLOCK_OFFSET_MS');
+  if (offset !== undefined) options.clockOffsetMs = offset;
+  const faults = initialFaults(env);
   if (Object.keys(faults).length > 0) options.faults = faults;
   return { port, publicUrl, options };
 }

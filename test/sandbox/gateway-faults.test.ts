@@ -1,9 +1,10 @@
 // Faults of a service that answers the way real gateways do: maxPageSize, dateHeaderOffsetMs,
 // expiredOnUnit. The validation, merging and clearing of these and of replicaLagMs, payOnCreate,
-// createAnswerAfterCallback and callbackRetryDelayMs.
+// createAnswerAfterCallback and callbackRetryDelayMs; their SANDBOX_* variables.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SandboxError } from '../../sandbox/envelope.js';
+import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import { createSandbox, type Faults } from '../../sandbox/sandbox.js';
 import { clock, newBill, startSandbox, type Envelope } from './support/harness.js';
 
@@ -157,4 +158,32 @@ test('time and gateway faults: defaults; PUT merges them; DELETE and reset clear
   assert.deepEqual(pick(fromOptions.sandbox.faults()), set);
   fromOptions.sandbox.resetFaults();
   assert.deepEqual(pick(fromOptions.sandbox.faults()), defaults);
+});
+
+test('SANDBOX_* variables set these faults as initial faults; bad values name the variable', () => {
+  const { options } = sandboxSettingsFromEnv({
+    SANDBOX_REPLICA_LAG_MS: '1500', SANDBOX_MAX_PAGE_SIZE: '10', SANDBOX_DATE_HEADER_OFFSET_MS: '7200000',
+    SANDBOX_EXPIRED_ON_UNIT: 's', SANDBOX_PAY_ON_CREATE: 'true', SANDBOX_CREATE_ANSWER_AFTER_CALLBACK: 'false',
+  });
+  assert.deepEqual(options.faults, {
+    replicaLagMs: 1500, maxPageSize: 10, dateHeaderOffsetMs: 7_200_000, expiredOnUnit: 's', payOnCreate: true, createAnswerAfterCallback: false,
+  });
+  assert.equal(sandboxSettingsFromEnv({ SANDBOX_DATE_HEADER_OFFSET_MS: '-7200000' }).options.faults?.dateHeaderOffsetMs, -7_200_000);
+  assert.equal(sandboxSettingsFromEnv({ SANDBOX_EXPIRED_ON_UNIT: 'ms' }).options.faults?.expiredOnUnit, 'ms');
+  assert.equal(sandboxSettingsFromEnv({}).options.faults, undefined);
+  const sandbox = createSandbox({ sweepIntervalMs: 0, ...options });
+  assert.equal(sandbox.faults().maxPageSize, 10, 'createSandbox takes them');
+  sandbox.close();
+
+  const bad: [string, string][] = [
+    ['SANDBOX_REPLICA_LAG_MS', '-1'], ['SANDBOX_REPLICA_LAG_MS', '600001'], ['SANDBOX_REPLICA_LAG_MS', '1s'],
+    ['SANDBOX_MAX_PAGE_SIZE', '0'], ['SANDBOX_MAX_PAGE_SIZE', '1001'], ['SANDBOX_MAX_PAGE_SIZE', 'ten'],
+    ['SANDBOX_DATE_HEADER_OFFSET_MS', '2h'], ['SANDBOX_DATE_HEADER_OFFSET_MS', '1.5'], ['SANDBOX_DATE_HEADER_OFFSET_MS', '9999999999999'],
+    ['SANDBOX_EXPIRED_ON_UNIT', 'seconds'], ['SANDBOX_EXPIRED_ON_UNIT', 'S'],
+    ['SANDBOX_PAY_ON_CREATE', 'yes'], ['SANDBOX_CREATE_ANSWER_AFTER_CALLBACK', '1'],
+  ];
+  for (const [name, value] of bad) {
+    assert.throws(() => sandboxSettingsFromEnv({ [name]: value }), (err: unknown) =>
+      err instanceof SandboxConfigError && err.message.startsWith(`${name} must be`) && err.message.includes(`"${value}"`), `${name}=${value}`);
+  }
 });
