@@ -2,8 +2,13 @@
 // the merchant's own tools read. Times are unix milliseconds of the BFF's clock unless named otherwise.
 import type { Outcome } from './bill-view.js';
 
-/** Why the service was asked about a bill; the reason of the requery that made it final is how it was learned. */
-export type RequeryReason = 'poll' | 'stream' | 'callback' | 'return' | 'reconcile' | 'cancel' | 'create';
+/**
+ * Why the service was asked about a bill; the reason of the requery that made it final is how it was
+ * learned. `follow_up`: news the service had not confirmed yet (a callback or return whose requery
+ * was not final, a bill past its expiry), asked again on a short schedule.
+ */
+export const REQUERY_REASONS = ['poll', 'stream', 'callback', 'return', 'reconcile', 'cancel', 'create', 'follow_up'] as const;
+export type RequeryReason = (typeof REQUERY_REASONS)[number];
 
 export type NoticeChannel = 'hook' | 'webhook';
 

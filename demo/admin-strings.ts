@@ -15,7 +15,7 @@ const en = {
   learnedTitle: 'How the final status was learned, and when',
   learned: (reason: string, at: string) => `${reason} · ${at}`,
   reasons: {
-    poll: 'Poll', stream: 'Live stream', callback: 'Callback', return: 'Return', reconcile: 'Reconciler', cancel: 'Cancel', create: 'Create',
+    poll: 'Poll', stream: 'Live stream', callback: 'Callback', return: 'Return', reconcile: 'Reconciler', cancel: 'Cancel', create: 'Create', follow_up: 'Follow-up',
   } satisfies Record<RequeryReason, string>,
   notice: { delivered: 'Delivered', retrying: 'Retrying', queued: 'Queued', failed: 'Failed' } satisfies Record<NoticeLabel, string>,
   noticeNone: 'No notice: none is sent while the bill is pending, or when no webhook is configured.',
@@ -103,7 +103,7 @@ const id: AdminStrings = {
   learnedTitle: 'Bagaimana status akhir diketahui, dan kapan',
   learned: (reason, at) => `${reason} · ${at}`,
   reasons: {
-    poll: 'Polling', stream: 'Siaran langsung', callback: 'Callback', return: 'Kembali', reconcile: 'Rekonsiliasi', cancel: 'Pembatalan', create: 'Pembuatan',
+    poll: 'Polling', stream: 'Siaran langsung', callback: 'Callback', return: 'Kembali', reconcile: 'Rekonsiliasi', cancel: 'Pembatalan', create: 'Pembuatan', follow_up: 'Tindak lanjut',
   },
   notice: { delivered: 'Terkirim', retrying: 'Dicoba ulang', queued: 'Dalam antrean', failed: 'Gagal' },
   noticeNone: 'Tidak ada pemberitahuan: tidak dikirim selama tagihan masih menunggu, atau bila webhook tidak diatur.',
@@ -189,7 +189,7 @@ const ms: AdminStrings = {
   learnedTitle: 'Bagaimana status akhir diketahui, dan bila',
   learned: (reason, at) => `${reason} · ${at}`,
   reasons: {
-    poll: 'Tinjauan', stream: 'Strim langsung', callback: 'Panggilan balik', return: 'Kembali', reconcile: 'Penyelarasan', cancel: 'Pembatalan', create: 'Penciptaan',
+    poll: 'Tinjauan', stream: 'Strim langsung', callback: 'Panggilan balik', return: 'Kembali', reconcile: 'Penyelarasan', cancel: 'Pembatalan', create: 'Penciptaan', follow_up: 'Susulan',
   },
   notice: { delivered: 'Dihantar', retrying: 'Dicuba semula', queued: 'Dalam baris gilir', failed: 'Gagal' },
   noticeNone: 'Tiada notis: tiada yang dihantar selagi bil belum selesai, atau apabila webhook tidak ditetapkan.',
@@ -275,7 +275,7 @@ const th: AdminStrings = {
   learnedTitle: 'ทราบสถานะสุดท้ายได้อย่างไรและเมื่อใด',
   learned: (reason, at) => `${reason} · ${at}`,
   reasons: {
-    poll: 'การสอบถาม', stream: 'สตรีมสด', callback: 'คอลแบ็ก', return: 'การกลับมา', reconcile: 'การกระทบยอด', cancel: 'การยกเลิก', create: 'การสร้าง',
+    poll: 'การสอบถาม', stream: 'สตรีมสด', callback: 'คอลแบ็ก', return: 'การกลับมา', reconcile: 'การกระทบยอด', cancel: 'การยกเลิก', create: 'การสร้าง', follow_up: 'การติดตามผล',
   },
   notice: { delivered: 'ส่งแล้ว', retrying: 'กำลังลองใหม่', queued: 'อยู่ในคิว', failed: 'ล้มเหลว' },
   noticeNone: 'ไม่มีการแจ้ง: จะไม่ส่งขณะที่บิลยังรอชำระ หรือเมื่อไม่ได้ตั้งค่าเว็บฮุก',
@@ -361,7 +361,7 @@ const vi: AdminStrings = {
   learnedTitle: 'Trạng thái cuối được biết bằng cách nào, và khi nào',
   learned: (reason, at) => `${reason} · ${at}`,
   reasons: {
-    poll: 'Hỏi định kỳ', stream: 'Luồng trực tiếp', callback: 'Callback', return: 'Quay lại', reconcile: 'Đối soát', cancel: 'Hủy', create: 'Tạo',
+    poll: 'Hỏi định kỳ', stream: 'Luồng trực tiếp', callback: 'Callback', return: 'Quay lại', reconcile: 'Đối soát', cancel: 'Hủy', create: 'Tạo', follow_up: 'Theo dõi lại',
   },
   notice: { delivered: 'Đã gửi', retrying: 'Đang thử lại', queued: 'Đang chờ gửi', failed: 'Thất bại' },
   noticeNone: 'Không có thông báo: không gửi khi hóa đơn còn chờ, hoặc khi chưa cấu hình webhook.',
@@ -447,7 +447,7 @@ const zh: AdminStrings = {
   learnedTitle: '最终状态的获知方式和时间',
   learned: (reason, at) => `${reason} · ${at}`,
   reasons: {
-    poll: '轮询', stream: '实时推送', callback: '回调', return: '返回', reconcile: '对账', cancel: '取消', create: '创建',
+    poll: '轮询', stream: '实时推送', callback: '回调', return: '返回', reconcile: '对账', cancel: '取消', create: '创建', follow_up: '跟进',
   },
   notice: { delivered: '已送达', retrying: '重试中', queued: '排队中', failed: '失败' },
   noticeNone: '无通知：账单待付款时不发送，未配置 webhook 时也不发送。',

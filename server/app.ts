@@ -43,6 +43,9 @@ import type { Hub, VersionedView } from './domain/status/hub.js';
 import { createReconciler } from './domain/status/reconciler.js';
 import type { Reconciler } from './domain/status/reconciler.js';
 import { createRefresher } from './domain/status/refresher.js';
+import { expiresAtLocal, type ServiceTime } from './domain/status/expiry.js';
+import { createFollowUps } from './domain/status/follow-ups.js';
+import type { FollowUps } from './domain/status/follow-ups.js';
 import type { Refresher } from './domain/status/refresher.js';
 import type { Store } from './store/types.js';
 import type { BillApi, HttpClient } from './upstream/types.js';
@@ -98,6 +101,8 @@ export interface BillCheckoutParts {
   /** Stops them and ends open SSE streams. */
   stop(): Promise<void>;
   refresher: Refresher;
+  /** Follow-ups of news the service has not confirmed, and of bills reaching their expiry. */
+  followUps: FollowUps;
   reconciler: Reconciler;
   noticeWorker: NoticeWorker;
   hub: Hub;
@@ -165,10 +170,18 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     // Short: a process that died mid-requery holds its bill off the others no longer than this.
     leaseMs: config.upstream.timeoutMs,
   });
+  const time: ServiceTime = { now, serviceNow: serviceClock?.now ?? now };
+  // A follow-up asks unless the bill was checked within this (by any process sharing the store).
+  const followUpFreshMs = Math.min(400, config.refreshWindowMs);
+  const followUps = createFollowUps({
+    now,
+    requery: async (billId) => (await refresher.read(billId, followUpFreshMs, undefined, { reason: 'follow_up' }))?.bill ?? null,
+    expiresAt: (bill) => expiresAtLocal(bill, time) ?? now(),
+  });
   const creator = createBillCreator({
-    config, upstream, store, resolveOrder, alerts, now, log,
+    config, upstream, store, resolveOrder, alerts, time, log, followUps,
     hookResolvesOrders: hooks.resolveOrder !== undefined,
-    refresh: async (billId) => (await refresher.news(billId, { reason: 'create' }))?.bill ?? null,
+    refresh: (billId) => refresher.news(billId, { reason: 'create' }),
   });
   const reconciler = createReconciler({
     store, refresher, now, log,
@@ -190,7 +203,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     },
   });
   const services: Services = {
-    config, store, upstream, refresher, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker,
+    config, store, upstream, refresher, followUps, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     // The bind is not retried (not idempotent at the service): one timeout, plus room.
     customers: createCustomerBinder({ store, upstream, now, log, leaseMs: config.upstream.timeoutMs + 5_000 }),
@@ -249,11 +262,12 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       noticeWorker.start();
     },
     async stop() {
+      followUps.stop();
       streams.closeAll();
       await Promise.all([reconciler.stop(), noticeWorker.stop()]);
       await hub.close();
     },
-    refresher, reconciler, noticeWorker, hub, alerts, metrics,
+    refresher, followUps, reconciler, noticeWorker, hub, alerts, metrics,
   };
   return Object.assign(checkout, parts);
 }

@@ -274,6 +274,7 @@ export function loadConfig(env: Env): Config {
       okCodes: codes(env, 'BILL_API_OK_CODES', [0]),
       timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),
       retries: int(env, 'BILL_API_RETRIES', 3),
+      pageSize: int(env, 'BILL_PAGE_SIZE', 20, 1),
       maxRps: rate(env, 'BILL_API_MAX_RPS'),
       maxRpsByOperation: ratesByOperation(env, 'BILL_API_MAX_RPS_BY_OPERATION'),
       cancel: {

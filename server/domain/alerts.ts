@@ -2,7 +2,12 @@
 // what we asked or stored). Each is logged at error level with `alert: <kind>` and counted.
 import type { LogFields, Logger } from '../log.js';
 
-export type AlertKind = 'create_answer_mismatch' | 'requery_answer_mismatch';
+/**
+ * `service_clock_disagrees`: a create answer's expiredOn contradicts the service's Date headers
+ * (the bill's lifetime was used, not the headers: see ServiceClock).
+ */
+export const ALERT_KINDS = ['create_answer_mismatch', 'requery_answer_mismatch', 'service_clock_disagrees'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface Alerts {
   raise(kind: AlertKind, message: string, fields?: LogFields): void;
@@ -12,7 +17,7 @@ export interface Alerts {
 
 /** `onRaise`: told of each alert, by kind (metrics). */
 export function createAlerts(log: Logger, onRaise?: (kind: AlertKind) => void): Alerts {
-  const counts: Record<AlertKind, number> = { create_answer_mismatch: 0, requery_answer_mismatch: 0 };
+  const counts = Object.fromEntries(ALERT_KINDS.map((kind) => [kind, 0])) as Record<AlertKind, number>;
   return {
     raise(kind, message, fields) {
       counts[kind]++;

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { isServiceId } from '../../contract/ids.js';
 import { constantTimeEqual } from './constant-time.js';
 import { ApiError } from './errors.js';
 import type { CachedBill } from '../domain/status/bill-cache.js';
@@ -9,7 +10,8 @@ const noSuchBill = () => new ApiError(404, 'not_found', 'No such bill.');
 /** The bill named in the path (cached or from the store), if the request carries its token; otherwise the same 404 as an unknown bill. */
 export async function billForToken(c: Context, s: Services): Promise<CachedBill> {
   const billId = c.req.param('billId') ?? '';
-  const found = billId ? await s.refresher.lookup(billId) : null;
+  // An id no bill can have never reaches the store (a NUL byte is an error to PostgreSQL, not a miss).
+  const found = isServiceId(billId) ? await s.refresher.lookup(billId) : null;
   if (!found || !constantTimeEqual(c.req.query('token') ?? '', found.bill.token)) throw noSuchBill();
   return found;
 }

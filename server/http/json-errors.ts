@@ -70,7 +70,8 @@ export function errorResponse(c: Context, error: unknown, log: Logger): Response
     const code = status === 413 ? 'payload_too_large' : status >= 500 ? 'internal_error' : 'bad_request';
     return c.json(errorBody(code, status >= 500 ? 'Something went wrong on our side.' : 'The request was refused.'), status);
   }
-  log.error('unhandled error', { method: c.req.method, path: c.req.path, error });
+  // The route, not the path: a path may carry a bill's hook or return token.
+  log.error('unhandled error', { method: c.req.method, route: c.req.routePath, error });
   return c.json(errorBody('internal_error', 'Something went wrong on our side.'), 500);
 }
 

@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Redact } from '../redact.js';
 import type { HeaderStamp } from './middleware/api-headers.js';
 import type { Hub } from '../domain/status/hub.js';
+import type { FollowUps } from '../domain/status/follow-ups.js';
 import type { Refresher } from '../domain/status/refresher.js';
 import type { Store } from '../store/types.js';
 import type { BillApi } from '../upstream/types.js';
@@ -21,6 +22,8 @@ export interface Services {
   store: Store;
   upstream: BillApi;
   refresher: Refresher;
+  /** Follows up news the service has not confirmed (callback, return) and bills reaching their expiry. */
+  followUps: Pick<FollowUps, 'afterNews' | 'watchExpiry'>;
   hub: Hub;
   creator: BillCreator;
   /** Merchant notices: the admin's replays run a pass at once. */

@@ -1,7 +1,8 @@
 // The BFF's Prometheus metrics: a registry of its own per app (several apps may share a process,
 // as the tests do), typed recording methods, and gauges read from the store at scrape time.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AlertKind } from '../domain/alerts.js';
+import { REQUERY_REASONS } from '../../contract/admin.js';
+import { ALERT_KINDS, type AlertKind } from '../domain/alerts.js';
 import type { RequeryResult } from '../domain/status/refresher.js';
 import type { NoticeChannel, NoticeCount, NoticeState, RequeryReason, Store } from '../store/types.js';
 import { PRIORITIES, type Budget } from '../upstream/budget.js';
@@ -12,11 +13,11 @@ import type { ServiceClock } from '../upstream/service-clock.js';
 export type UpstreamErrorClass = 'network' | 'timeout' | 'http' | 'rejected' | 'auth' | 'response' | 'signer' | 'aborted' | 'throttled' | 'other';
 
 /**
- * What a callback came to: acknowledged (200); refused before any requery (unknown reference or
- * wrong hook token, 404); its body named another bill (400); the requery or the store failed
- * (503, the service retries); the bill is still being created (503).
+ * What a callback came to: acknowledged (200); acknowledged before the create answer arrived,
+ * kept as news (200, `early`); refused before any requery (unknown reference or wrong hook token,
+ * 404); its body named another bill (400); the requery or the store failed (503, the service retries).
  */
-export type CallbackResult = 'accepted' | 'refused_forged' | 'refused_mismatch' | 'not_confirmed' | 'not_ready' | 'store_unavailable';
+export type CallbackResult = 'accepted' | 'early' | 'refused_forged' | 'refused_mismatch' | 'not_confirmed' | 'store_unavailable';
 
 /** One attempt to deliver a merchant notice: delivered, failed (retried by schedule), or the endpoint is gone (410). */
 export type NoticeAttemptResult = 'delivered' | 'failed' | 'gone';
@@ -60,10 +61,9 @@ export interface Metrics {
 const PREFIX = 'bill_checkout_';
 const CHANNELS: NoticeChannel[] = ['hook', 'webhook'];
 const NOTICE_STATES: NoticeState[] = ['pending', 'delivered', 'failed'];
-const REASONS: RequeryReason[] = ['poll', 'stream', 'callback', 'return', 'reconcile', 'cancel', 'create'];
+const REASONS: readonly RequeryReason[] = REQUERY_REASONS;
 const REQUERY_RESULTS: RequeryResult[] = ['changed', 'unchanged', 'failed', 'mismatch'];
-const CALLBACK_RESULTS: CallbackResult[] = ['accepted', 'refused_forged', 'refused_mismatch', 'not_confirmed', 'not_ready', 'store_unavailable'];
-const ALERT_KINDS: AlertKind[] = ['create_answer_mismatch', 'requery_answer_mismatch'];
+const CALLBACK_RESULTS: CallbackResult[] = ['accepted', 'early', 'refused_forged', 'refused_mismatch', 'not_confirmed', 'store_unavailable'];
 const NOTICE_RESULTS: NoticeAttemptResult[] = ['delivered', 'failed', 'gone'];
 /** The service's latency: from a fast answer to the 10 s default timeout, retries beyond it. */
 const OPERATIONS: BillOperation[] = ['create', 'list', 'findByMerchantReference', 'requery', 'cancel', 'bind'];
@@ -112,7 +112,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   });
   const mismatches = new Counter({
     name: `${PREFIX}answer_mismatches_total`,
-    help: "Answers of the service that contradicted the request or the stored bill and were not applied, by kind.",
+    help: "Answers of the service that contradicted the request or the stored bill and were not applied, and create answers whose expiry contradicted its Date header (service_clock_disagrees), by kind.",
     labelNames: ['kind'] as const,
     registers,
   });

@@ -255,6 +255,24 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 6,
+    name: 'time and the order: expiry on our clock, early callbacks, one current bill per order',
+    // Orders that have several open bills (made before this rule) keep their newest as current;
+    // the others are superseded, and still followed until the service calls them final. The
+    // unique index is what makes one order one current bill across instances.
+    sql: `
+      ALTER TABLE bills ADD COLUMN expires_local_at BIGINT;
+      ALTER TABLE bills ADD COLUMN early_news_at BIGINT;
+      ALTER TABLE bills ADD COLUMN superseded_at BIGINT;
+      UPDATE bills b SET superseded_at = b.updated_at
+        WHERE b.order_id IS NOT NULL AND b.create_state <> 'failed' AND NOT b.is_final AND EXISTS (
+          SELECT 1 FROM bills n WHERE n.order_id = b.order_id AND n.create_state <> 'failed' AND NOT n.is_final
+            AND (n.created_at > b.created_at OR (n.created_at = b.created_at AND n.seq > b.seq)));
+      CREATE UNIQUE INDEX bills_order_current ON bills (order_id)
+        WHERE order_id IS NOT NULL AND create_state <> 'failed' AND NOT is_final AND superseded_at IS NULL;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

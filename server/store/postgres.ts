@@ -59,6 +59,9 @@ function billRow(r: QueryResultRow): BillRow {
   return {
     ...(r as BillRow),
     expired_on: numOrNull(r.expired_on),
+    expires_local_at: numOrNull(r.expires_local_at),
+    early_news_at: numOrNull(r.early_news_at),
+    superseded_at: numOrNull(r.superseded_at),
     status: numOrNull(r.status),
     is_final: r.is_final === true ? 1 : 0,
     duplicate_payment: r.duplicate_payment === true ? 1 : 0,
@@ -201,6 +204,12 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     const { rows } = await db.query(read([value]));
     return rows[0] ? toBill(rows[0].bill as QueryResultRow) : null;
   }
+  /** The order's current bill: not failed, not final, not superseded (the unique index bills_order_current). */
+  async function currentOf(orderId: string): Promise<StoredBill | null> {
+    const { rows } = await pool.query(`SELECT * FROM bills WHERE order_id = $1 AND create_state <> 'failed' AND NOT is_final
+      AND superseded_at IS NULL`, [orderId]);
+    return rows[0] ? toBill(rows[0]) : null;
+  }
   async function mustGet(db: Queryable, column: 'merchant_reference' | 'bill_id', value: string, lock = false) {
     const bill = await billWhere(db, column, value, lock);
     if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
@@ -294,19 +303,22 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     },
 
     async insertBill(bill) {
+      // Any unique key: the idempotency key, or the order's one current bill (bills_order_current).
       const { rows } = await pool.query(
         `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
            token, hook_token, create_state, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'creating', $9, $9)
-         ON CONFLICT (idempotency_key) DO NOTHING RETURNING *`,
+         ON CONFLICT DO NOTHING RETURNING *`,
         [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
           bill.token, bill.hookToken, bill.createdAt],
       );
       if (rows[0]) return { inserted: true, bill: toBill(rows[0]) };
-      // ON CONFLICT waited for the holder's transaction to commit: this read sees it.
-      const holder = await billWhere(pool, 'idempotency_key', bill.idempotencyKey!);
-      if (!holder) throw new StoreConflictError(`Idempotency key conflict without a holder`);
-      return { inserted: false, bill: holder };
+      // ON CONFLICT waited for the holder's transaction to commit: these reads see it.
+      const keyHolder = bill.idempotencyKey === null ? null : await billWhere(pool, 'idempotency_key', bill.idempotencyKey);
+      if (keyHolder) return { inserted: false, bill: keyHolder, conflict: 'idempotency_key' };
+      const current = bill.orderId === null ? null : await currentOf(bill.orderId);
+      if (current) return { inserted: false, bill: current, conflict: 'order' };
+      throw new StoreConflictError('The bill conflicts with another, and no holder of its idempotency key or order was found; try again');
     },
     async completeCreate(ref, created: CreatedBill, at) {
       return tx(async (c) => {
@@ -321,14 +333,25 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         }
         const { rows } = await c.query(
           `UPDATE bills SET bill_id = $1, bill_url = $2, amount = $3, currency = $4, require_gc_amount = $5,
-             expired_on = $6, create_state = 'created', updated_at = $7
-           WHERE merchant_reference = $8 RETURNING *`,
+             expired_on = $6, expires_local_at = $7, create_state = 'created', updated_at = $8
+           WHERE merchant_reference = $9 RETURNING *`,
           [created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
-            created.expiredOn, at, ref],
+            created.expiredOn, created.expiresLocalAt, at, ref],
         );
         await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [ref, at]);
         return toBill(rows[0]!);
       });
+    },
+    async recordEarlyNews(ref, at) {
+      // Under the row's lock: a completeCreate committing meanwhile is either before (no update,
+      // the bill read has its billId) or after (it reads early_news_at).
+      const { rows } = await pool.query(
+        `UPDATE bills SET early_news_at = COALESCE(early_news_at, $2)
+         WHERE merchant_reference = $1 AND create_state = 'creating' RETURNING *`, [ref, at]);
+      return rows[0] ? toBill(rows[0]) : billWhere(pool, 'merchant_reference', ref);
+    },
+    async supersede(ref, at) {
+      await pool.query('UPDATE bills SET superseded_at = COALESCE(superseded_at, $2) WHERE merchant_reference = $1 AND NOT is_final', [ref, at]);
     },
     async failCreate(ref, at) {
       await tx(async (c) => {
@@ -342,12 +365,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     getByReference: (ref) => billWhere(pool, 'merchant_reference', ref),
     getByBillId: (billId) => billWhere(pool, 'bill_id', billId),
     getByIdempotencyKey: (key) => billWhere(pool, 'idempotency_key', key),
-    async findOpenByOrderId(orderId, at) {
-      const { rows } = await pool.query(`SELECT * FROM bills
-        WHERE order_id = $1 AND create_state = 'created' AND NOT is_final AND expired_on > $2
-        ORDER BY created_at DESC, seq DESC LIMIT 1`, [orderId, at]);
-      return rows[0] ? toBill(rows[0]) : null;
-    },
+    findCurrentByOrderId: (orderId) => currentOf(orderId),
     async findPaidByOrderId(orderId) {
       const { rows } = await pool.query(`SELECT * FROM bills WHERE order_id = $1 AND outcome = 'paid' AND NOT duplicate_payment
         ORDER BY updated_at, seq LIMIT 1`, [orderId]);

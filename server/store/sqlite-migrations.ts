@@ -137,6 +137,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX customers_bound ON customers (bound_at) WHERE customer_id IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: 'time and the order: expiry on our clock, early callbacks, one current bill per order',
+    // Orders that have several open bills (made before this rule) keep their newest as current;
+    // the others are superseded, and still followed until the service calls them final.
+    sql: `
+      ALTER TABLE bills ADD COLUMN expires_local_at INTEGER;
+      ALTER TABLE bills ADD COLUMN early_news_at INTEGER;
+      ALTER TABLE bills ADD COLUMN superseded_at INTEGER;
+      UPDATE bills SET superseded_at = updated_at
+        WHERE order_id IS NOT NULL AND create_state <> 'failed' AND is_final = 0 AND EXISTS (
+          SELECT 1 FROM bills n WHERE n.order_id = bills.order_id AND n.create_state <> 'failed' AND n.is_final = 0
+            AND (n.created_at > bills.created_at OR (n.created_at = bills.created_at AND n.rowid > bills.rowid)));
+      CREATE UNIQUE INDEX bills_order_current ON bills (order_id)
+        WHERE order_id IS NOT NULL AND create_state <> 'failed' AND is_final = 0 AND superseded_at IS NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -21,6 +21,9 @@ export interface BillRow {
   currency: string | null;
   require_gc_amount: string | null;
   expired_on: number | null;
+  expires_local_at: number | null;
+  early_news_at: number | null;
+  superseded_at: number | null;
   status: number | null;
   status_name: string;
   is_final: number;
@@ -94,6 +97,9 @@ export function toStoredBill(r: BillRow): StoredBill {
     currency: r.currency,
     requireGCAmount: r.require_gc_amount,
     expiredOn: r.expired_on,
+    expiresLocalAt: r.expires_local_at ?? null,
+    earlyNewsAt: r.early_news_at ?? null,
+    supersededAt: r.superseded_at ?? null,
     status: r.status,
     statusName: r.status_name,
     isFinal: r.is_final === 1,

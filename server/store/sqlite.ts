@@ -129,11 +129,20 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     return bill;
   };
 
+  /** The order's current bill: not failed, not final, not superseded (the unique index bills_order_current). */
+  const currentOf = (orderId: string): StoredBill | null => {
+    const row = q(`SELECT * FROM bills WHERE order_id = ? AND create_state <> 'failed' AND is_final = 0
+      AND superseded_at IS NULL`).get(orderId) as BillRow | undefined;
+    return row ? toStoredBill(row) : null;
+  };
+
   const insertTx = db.transaction((bill: NewBill): InsertResult => {
     if (bill.idempotencyKey !== null) {
       const holder = billWhere('idempotency_key', bill.idempotencyKey);
-      if (holder) return { inserted: false, bill: holder };
+      if (holder) return { inserted: false, bill: holder, conflict: 'idempotency_key' };
     }
+    const current = bill.orderId === null ? null : currentOf(bill.orderId);
+    if (current) return { inserted: false, bill: current, conflict: 'order' };
     q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
          token, hook_token, create_state, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
@@ -153,10 +162,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       Pick<BillRow, 'merchant_reference'> | undefined;
     if (holder) throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${holder.merchant_reference}, not ${ref}`);
     q(`UPDATE bills SET bill_id = ?, bill_url = ?, amount = ?, currency = ?, require_gc_amount = ?,
-         expired_on = ?, create_state = 'created', updated_at = ?
+         expired_on = ?, expires_local_at = ?, create_state = 'created', updated_at = ?
        WHERE merchant_reference = ?`).run(
       created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
-      created.expiredOn, at, ref,
+      created.expiredOn, created.expiresLocalAt, at, ref,
     );
     q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(ref, at);
     return mustGet('merchant_reference', ref);
@@ -346,11 +355,21 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     async getByIdempotencyKey(key) {
       return billWhere('idempotency_key', key);
     },
-    async findOpenByOrderId(orderId, at) {
-      const row = q(`SELECT * FROM bills
-        WHERE order_id = ? AND create_state = 'created' AND is_final = 0 AND expired_on > ?
-        ORDER BY created_at DESC, rowid DESC LIMIT 1`).get(orderId, at) as BillRow | undefined;
-      return row ? toStoredBill(row) : null;
+    async findCurrentByOrderId(orderId) {
+      return currentOf(orderId);
+    },
+    recordEarlyNews(merchantReference, at) {
+      return writing(() => {
+        q(`UPDATE bills SET early_news_at = COALESCE(early_news_at, ?)
+           WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
+        return billWhere('merchant_reference', merchantReference);
+      });
+    },
+    supersede(merchantReference, at) {
+      return writing(() => {
+        q(`UPDATE bills SET superseded_at = COALESCE(superseded_at, ?) WHERE merchant_reference = ? AND is_final = 0`)
+          .run(at, merchantReference);
+      });
     },
     async findPaidByOrderId(orderId) {
       const row = q(`SELECT * FROM bills WHERE order_id = ? AND outcome = 'paid' AND duplicate_payment = 0

@@ -35,6 +35,18 @@ export interface StoredBill {
   currency: string | null;
   requireGCAmount: string | null;
   expiredOn: number | null;
+  /**
+   * Our clock's time at which the bill expires, judged when its create answer arrived (the service's
+   * clock cross-checked with the bill's lifetime); null for bills stored before it was kept.
+   */
+  expiresLocalAt: number | null;
+  /** A callback named this bill while its create was still running (durable news): it is requeried once created. */
+  earlyNewsAt: number | null;
+  /**
+   * Local clock, ms: when the BFF withdrew this bill at the service (the cancel was accepted) to make
+   * the order another; it is no longer the order's bill, but is still followed until final.
+   */
+  supersededAt: number | null;
   /** Last requeried status; null until the first requery. */
   status: number | null;
   statusName: string;
@@ -72,8 +84,11 @@ export interface NewBill {
 
 export type InsertResult =
   | { inserted: true; bill: StoredBill }
-  /** Another bill already holds this idempotency key: that bill, untouched. */
-  | { inserted: false; bill: StoredBill };
+  /**
+   * Nothing was inserted: another bill holds this idempotency key, or is the order's current bill
+   * (one not failed, not final and not superseded: an order has one at a time). That bill, untouched.
+   */
+  | { inserted: false; bill: StoredBill; conflict: 'idempotency_key' | 'order' };
 
 export interface ApplyStatusInput {
   billId: string;
@@ -212,21 +227,38 @@ export interface Store {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  /** Inserts a bill in `creating`; on an idempotency-key conflict returns the holder instead. */
+  /**
+   * Inserts a bill in `creating`; when its idempotency key is held, or its order already has a
+   * current bill, returns that bill instead (for every process sharing the store).
+   */
   insertBill(bill: NewBill): Promise<InsertResult>;
   /**
-   * Fills in what create answered and moves the bill to `created`. Throws StoreConflictError when
-   * the answer's billId belongs to another of our bills (the service repeated an id).
+   * Fills in what create answered (and its expiry on our clock) and moves the bill to `created`.
+   * Throws StoreConflictError when the answer's billId belongs to another of our bills (the service
+   * repeated an id). The bill answered carries `earlyNewsAt` if a callback came first.
    */
   completeCreate(merchantReference: string, created: CreatedBill, now: number): Promise<StoredBill>;
+  /**
+   * Records a callback for a bill still in `creating` (durable news); resolves to the bill after
+   * it, which tells the caller whether it was still being created (else it now has a billId).
+   */
+  recordEarlyNews(merchantReference: string, now: number): Promise<StoredBill | null>;
+  /**
+   * Marks the order's current bill withdrawn at the service (its cancel was accepted), so that the
+   * order may have another; a final bill is left as it is.
+   */
+  supersede(merchantReference: string, now: number): Promise<void>;
   /** Marks a create that the service refused, so its idempotency key answers the same error. */
   failCreate(merchantReference: string, now: number): Promise<void>;
 
   getByReference(merchantReference: string): Promise<StoredBill | null>;
   getByBillId(billId: string): Promise<StoredBill | null>;
   getByIdempotencyKey(key: string): Promise<StoredBill | null>;
-  /** The newest created, non-final bill of `orderId` whose expiredOn is after `now`. */
-  findOpenByOrderId(orderId: string, now: number): Promise<StoredBill | null>;
+  /**
+   * The order's current bill, whatever any clock says of it: the one not failed, not final and not
+   * superseded (still `creating`, or created and pending at the last word of the service).
+   */
+  findCurrentByOrderId(orderId: string): Promise<StoredBill | null>;
   /** The first bill of `orderId` that was paid (not a duplicate payment), if any. */
   findPaidByOrderId(orderId: string): Promise<StoredBill | null>;
 

@@ -2,7 +2,9 @@
 // bucket whose rate is BILL_API_MAX_RPS at most and, below it, learned from the service's refusals
 // (additive increase, multiplicative decrease), with each operation paused for everyone while the
 // service's Retry-After runs. Waiting requests are granted by priority, so news of a payment never
-// waits behind polls.
+// waits behind polls. Toward a service whose limit is unknown the rate starts modest and grows by
+// half each second that requests waited and none was refused (a slow start, as TCP's), until the
+// first refusal; a burst of the whole demand at once would mostly be refused.
 import type { BillOperation } from './errors.js';
 
 /** Who is waiting on a request, most urgent first. */
@@ -16,6 +18,8 @@ export interface BudgetOptions {
   maxRpsByOperation?: Partial<Record<BillOperation, number>>;
   /** The lowest rate the adaptive limit falls to, requests per second (default 1). */
   minRps?: number;
+  /** Without BILL_API_MAX_RPS: the rate the budget starts from, requests per second (default 8). */
+  startRps?: number;
   /** The longest Retry-After obeyed, ms: a service's answer does not stop us for a day (default 60 s). */
   maxPauseMs?: number;
   /** A 429 without Retry-After pauses its operation this long, ms (default 1000). */
@@ -117,10 +121,16 @@ export function createBudget(options: BudgetOptions): Budget {
   const clearTimer = options.clearTimer ?? ((timer: unknown) => clearTimeout(timer as ReturnType<typeof setTimeout>));
   const maxRps = options.maxRps !== null && options.maxRps > 0 ? options.maxRps : Infinity;
   const minRps = Math.min(options.minRps ?? 1, maxRps);
+  const learning = !Number.isFinite(maxRps);
+  // A set limit is the service's documented pace: a tenth of a second's burst. A learned one lets
+  // half a second's worth go at once, so a few customers' calls together wait for nobody.
+  const burstShare = learning ? 0.5 : 0.1;
+  // Until the first refusal the rate grows by half per second (then by a twentieth, at least 1).
+  let slowStart = learning;
   const maxPauseMs = options.maxPauseMs ?? 60_000;
   const defaultPauseMs = options.defaultPauseMs ?? 1000;
 
-  let rps = maxRps;
+  let rps = learning ? Math.max(minRps, options.startRps ?? 8) : maxRps;
   let tokens = burst(rps);
   let refilledAt = now();
   // The last decrease and the last increase: one decrease per window (the refusals of requests
@@ -137,13 +147,18 @@ export function createBudget(options: BudgetOptions): Budget {
   const observers: BudgetObserver[] = [];
   const buckets = new Map<BillOperation, Bucket>();
   for (const [operation, rate] of Object.entries(options.maxRpsByOperation ?? {}) as [BillOperation, number][]) {
-    if (rate > 0) buckets.set(endpointOf(operation), { rps: rate, tokens: burst(rate), at: now() });
+    if (rate > 0) buckets.set(endpointOf(operation), { rps: rate, tokens: bucketBurst(rate), at: now() });
   }
   let timer: unknown = null;
   let timerAt = Infinity;
 
   function burst(rate: number): number {
-    return Number.isFinite(rate) ? Math.max(1, rate / 10) : Infinity;
+    return Number.isFinite(rate) ? Math.max(1, rate * burstShare) : Infinity;
+  }
+
+  /** An operation's documented limit: a tenth of a second's burst. */
+  function bucketBurst(rate: number): number {
+    return Math.max(1, rate / 10);
   }
 
   function advance(at: number): void {
@@ -163,7 +178,7 @@ export function createBudget(options: BudgetOptions): Budget {
     refilledAt = at;
     // Additive increase: a window passed without a refusal while the budget held requests back.
     if (Number.isFinite(rps) && rps < maxRps && at - increasedAt >= WINDOW_MS && at - decreasedAt >= WINDOW_MS) {
-      if (waitedSinceIncrease || waiters.length > 0) rps = Math.min(maxRps, rps + Math.max(1, rps / 20));
+      if (waitedSinceIncrease || waiters.length > 0) rps = Math.min(maxRps, slowStart ? rps * 1.5 : rps + Math.max(1, rps / 20));
       // On the window's own cadence, not whenever a grant happened to look.
       increasedAt = Math.max(increasedAt + WINDOW_MS, at - WINDOW_MS);
       waitedSinceIncrease = false;
@@ -185,7 +200,7 @@ export function createBudget(options: BudgetOptions): Budget {
   function operationReadyAt(operation: BillOperation, at: number): number {
     const bucket = buckets.get(endpointOf(operation));
     if (!bucket) return at;
-    bucket.tokens = Math.min(burst(bucket.rps), bucket.tokens + ((at - bucket.at) / 1000) * bucket.rps);
+    bucket.tokens = Math.min(bucketBurst(bucket.rps), bucket.tokens + ((at - bucket.at) / 1000) * bucket.rps);
     bucket.at = at;
     return bucket.tokens >= 1 ? at : at + Math.ceil(((1 - bucket.tokens) / bucket.rps) * 1000);
   }
@@ -315,6 +330,7 @@ export function createBudget(options: BudgetOptions): Budget {
         // A set limit is known to be about right: a refusal near it cuts a tenth, not a half.
         rps = Math.max(minRps, Math.min(rps, recent) * (Number.isFinite(maxRps) ? 0.9 : 0.5));
         tokens = Math.min(tokens, burst(rps));
+        slowStart = false;
         decreasedAt = at;
         increasedAt = at;
         waitedSinceIncrease = false;

@@ -1,7 +1,9 @@
 // The typed client of the bill payment service: one method per operation of spec section 4.
 import type { z } from 'zod';
 import { isDecimal, toDecimal } from '../../contract/decimal.js';
-import { BillApiConfigError, BillApiResponseError, type BillOperation } from './errors.js';
+import {
+  BillApiConfigError, BillApiHttpError, BillApiRejectedError, BillApiResponseError, type BillApiError, type BillOperation,
+} from './errors.js';
 import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
 import { createBudget, priorityNow, type Budget } from './budget.js';
 import { createServiceClock, type ServiceClock } from './service-clock.js';
@@ -22,8 +24,7 @@ export interface BillApiOptions {
   /** Backoff before retry n (from 0) is random() × min(maxBackoffMs, baseBackoffMs × 2^n). */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
-  /** findByMerchantReference: page size asked for, and most pages read. */
-  findPageSize?: number;
+  /** findByMerchantReference: most pages read (the page size is config.pageSize, halved by refusals). */
   findMaxPages?: number;
   /** The budget toward the service (default: one of this client's own, from config.maxRps). */
   budget?: Budget;
@@ -91,7 +92,9 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     const maxWaitMs = call?.maxWaitMs ?? (urgent ? config.timeoutMs : 60_000);
     return transport({ ...spec, priority, maxWaitMs }, call?.signal);
   };
-  const findPageSize = options.findPageSize ?? 100;
+  // The size our own list requests ask for: BILL_PAGE_SIZE, halved (and kept so) whenever the
+  // service refuses a page of it, since a maximum page size is one more thing the spec does not show.
+  let pageSize = Math.max(1, config.pageSize);
   const findMaxPages = options.findMaxPages ?? 20;
 
   function read<S extends z.ZodType>(schema: S, answer: Answer, operation: BillOperation): z.output<S> {
@@ -105,6 +108,24 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       (unknown ? ' The bill was probably created: settle it with findByMerchantReference before creating again.' : ''),
       { operation, retryable: false, outcomeUnknown: unknown, httpStatus: answer.httpStatus, field },
     );
+  }
+
+  /** A refusal of a list request that asked `size` rows: the service may allow fewer. Auth and load refusals are other errors. */
+  const refusedForSize = (error: unknown, size: number): error is BillApiError =>
+    size > 1 && ((error instanceof BillApiRejectedError && !error.retryable) ||
+      (error instanceof BillApiHttpError && error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 404));
+
+  /** One page of our own listing at `pageSize` rows; a refusal halves the size until one is taken. */
+  async function ownPage(filters: ListBillsInput['filters'], page: number, call?: CallOptions): Promise<{ result: ListBillsResult; size: number }> {
+    for (;;) {
+      const size = pageSize;
+      try {
+        return { result: await list({ filters, paging: { index: options.pageBase + page, size } }, 'findByMerchantReference', call), size };
+      } catch (error) {
+        if (!refusedForSize(error, size)) throw error;
+        pageSize = Math.min(pageSize, Math.max(1, size >> 1));
+      }
+    }
   }
 
   async function list(input: ListBillsInput, operation: BillOperation, call?: CallOptions): Promise<ListBillsResult> {
@@ -124,7 +145,16 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;
       body += `,"callbackUrl":${JSON.stringify(input.callbackUrl)},"redirectUrl":${JSON.stringify(input.redirectUrl)}}`;
       const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions);
-      return read(createdBillSchema, answer, 'create');
+      const created = read(createdBillSchema, answer, 'create');
+      const timing = clock.judgeCreated(created.expiredOn, answer.receivedAt);
+      if (!timing.valid) {
+        throw new BillApiResponseError(
+          `Bill API create: the answer's data.expiredOn cannot be a bill's expiry (${timing.reason}; expected unix milliseconds after the service's time). ` +
+          `The service made bill ${JSON.stringify(created.billId)}: withdraw it with cancelBill; no bill of this answer is used.`,
+          { operation: 'create', retryable: false, httpStatus: answer.httpStatus, field: 'data.expiredOn', madeBillId: created.billId },
+        );
+      }
+      return { ...created, expiresLocalAt: timing.expiresLocalAt, clockDisagreed: timing.disagreed };
     },
 
     listBills(input: ListBillsInput, callOptions?: CallOptions): Promise<ListBillsResult> {
@@ -135,11 +165,18 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       const found = new Map<string, StatusRecord>();
       const filters = [{ name: 'merchantReference', value: merchantReference, matchType: 'equal' as const }];
       let received = 0;
+      let firstSize: number | null = null;
       for (let page = 0; page < findMaxPages; page++) {
-        const { lists, total } = await list(
-          { filters, paging: { index: options.pageBase + page, size: findPageSize } },
-          'findByMerchantReference', callOptions,
-        );
+        const { result: { lists, total }, size } = await ownPage(filters, page, callOptions);
+        firstSize ??= size;
+        if (size !== firstSize) {
+          // Refused a later page at the first one's size: read again from the first page at the new
+          // size, so that no row falls between pages of two sizes (rows already found are kept once).
+          firstSize = size;
+          page = -1;
+          received = 0;
+          continue;
+        }
         // Kept even if the service's `equal` were looser than ours; duplicates come from paging a moving list.
         for (const record of lists) if (record.merchantReference === merchantReference) found.set(record.billId, record);
         received += lists.length;
@@ -152,7 +189,9 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     async requeryBill(billId: string, callOptions?: CallOptions): Promise<StatusRecord> {
       const path = `/v1/bill/requery?billId=${encodeURIComponent(billId)}`;
       const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: callOptions?.retry ?? true }, callOptions);
-      return read(statusRecordSchema, answer, 'requery');
+      const record = read(statusRecordSchema, answer, 'requery');
+      clock.observeRecord(record.dateTime, answer.receivedAt);
+      return record;
     },
 
     async cancelBill(billId: string, callOptions?: CallOptions): Promise<void> {

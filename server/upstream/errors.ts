@@ -132,9 +132,15 @@ export class BillApiResponseError extends BillApiError {
   readonly httpStatus: number;
   /** Dotted path of the offending field (`data.lists[2].billAmount`), or null when the body is not JSON. */
   readonly field: string | null;
-  constructor(message: string, options: BillApiErrorOptions & { httpStatus: number; field: string | null }) {
+  /**
+   * Create only: the bill the service made and named in an answer that cannot be used (its
+   * expiredOn cannot be a bill's). It exists there: withdraw it with cancelBill. Null otherwise.
+   */
+  readonly madeBillId: string | null;
+  constructor(message: string, options: BillApiErrorOptions & { httpStatus: number; field: string | null; madeBillId?: string }) {
     super(message, options);
     this.httpStatus = options.httpStatus;
     this.field = options.field;
+    this.madeBillId = options.madeBillId ?? null;
   }
 }

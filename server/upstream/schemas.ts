@@ -3,7 +3,8 @@
 // are dropped.
 import { z } from 'zod';
 import { compareDecimal, toDecimal } from '../../contract/decimal.js';
-import type { CreatedBill, StatusRecord } from './types.js';
+import { MAX_ID_LENGTH, SERVICE_ID } from '../../contract/ids.js';
+import type { CreatedBillRecord, StatusRecord } from './types.js';
 
 /** Digits with an optional fraction, no sign, no exponent, at most 30 digits each side. */
 const PLAIN_DECIMAL = /^\d{1,30}(?:\.\d{1,30})?$/;
@@ -46,6 +47,14 @@ const integerSchema = z.union(
   { error: 'expected a whole number' },
 );
 
+/** Most characters of a service's id we keep: the BFF's routes take no longer one (contract/ids.ts). */
+const idSchema = z.string().regex(SERVICE_ID, `expected 1 to ${MAX_ID_LENGTH} printable characters`);
+/** A currency code: letters or digits, at most 16 (ISO 4217's three, or a token's ticker). */
+const currencySchema = z.string().regex(/^[A-Za-z0-9]{1,16}$/, 'expected a currency code of 1 to 16 letters or digits');
+/** What the customer is sent to: a URL, at most 2 KB (a QR code of more is not scannable anyway). */
+const billUrlSchema = z.string().min(1).max(2048, 'expected at most 2048 characters');
+const statusNameSchema = z.string().max(100, 'expected at most 100 characters');
+
 const referenceSchema = z
   .union([z.string(), z.number()])
   .nullish()
@@ -59,24 +68,24 @@ export const envelopeSchema = z.object({
 export type Envelope = z.infer<typeof envelopeSchema>;
 
 export const createdBillSchema = z.object({
-  billId: z.string().min(1),
-  billUrl: z.string().min(1),
+  billId: idSchema,
+  billUrl: billUrlSchema,
   billAmount: amountSchema,
   requireGCAmount: gcAmountSchema.nullish().transform((v) => v ?? null),
-  currency: z.string(),
+  currency: currencySchema,
   merchantReference: z.string(),
   expiredOn: integerSchema,
-}) satisfies z.ZodType<CreatedBill, unknown>;
+}) satisfies z.ZodType<CreatedBillRecord, unknown>;
 
 export const statusRecordSchema = z.object({
-  billId: z.string().min(1),
+  billId: idSchema,
   merchantReference: z.string(),
   requestReference: referenceSchema,
   paymentReference: referenceSchema,
   billAmount: amountSchema,
-  currency: z.string(),
+  currency: currencySchema,
   status: integerSchema,
-  statusName: z.string(),
+  statusName: statusNameSchema,
   isFinal: z.boolean(),
   dateTime: integerSchema,
 }) satisfies z.ZodType<StatusRecord, unknown>;

@@ -1,6 +1,6 @@
 // One signed HTTP exchange with the service, its timeout, and the retry loop around it.
 import type { UpstreamConfig } from './types.js';
-import { createRedactor, truncate } from '../redact.js';
+import { createRedactor, stripUserinfo, truncate } from '../redact.js';
 import {
   BillApiAbortError, BillApiAuthError, BillApiError, BillApiHttpError, BillApiNetworkError,
   BillApiRejectedError, BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
@@ -45,6 +45,8 @@ export interface RequestSpec {
 export interface Answer {
   data: unknown;
   httpStatus: number;
+  /** Our clock's time when the answer arrived (ServiceClock.local). */
+  receivedAt: number;
 }
 
 type Attempt = { ok: true; answer: Answer } | { ok: false; error: BillApiError; retryAfterMs: number | null; throttled: boolean };
@@ -90,7 +92,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const credentialsHint = () =>
     `Check BILL_API_KEY and BILL_API_SECRET, and that BILL_SIGNER (now "${config.signer}") is the scheme the service expects.`;
 
-  function classify(spec: RequestSpec, res: HttpResponse, text: string, url: URL, retryAfter: number | null): Attempt {
+  function classify(spec: RequestSpec, res: HttpResponse, text: string, url: URL, retryAfter: number | null, receivedAt: number): Attempt {
     const { operation: op } = spec;
     const status = res.status;
     const is2xx = status >= 200 && status < 300;
@@ -98,7 +100,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const throttled = isThrottle(status, retryAfter);
     const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: retryAfter, throttled });
 
-    if (is2xx && spec.emptyOk && text.trim() === '') return { ok: true, answer: { data: null, httpStatus: status } };
+    if (is2xx && spec.emptyOk && text.trim() === '') return { ok: true, answer: { data: null, httpStatus: status, receivedAt } };
 
     let json: unknown;
     let isJson = true;
@@ -148,14 +150,15 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     if (!is2xx) {
       let hint = '';
       if (status >= 300 && status < 400) {
-        hint = ` It redirected to "${res.headers.get('location') ?? '?'}": set BILL_API_BASE_URL to the final address.`;
+        hint = ` It redirected to "${clean(res.headers.get('location') ?? '?')}": set BILL_API_BASE_URL to the final address.`;
       } else if (status === 404 || status === 405) {
-        hint = ` Check BILL_API_BASE_URL (now "${base}", path prefix kept)` +
+        hint = ` Check BILL_API_BASE_URL (now "${stripUserinfo(base)}", path prefix kept)` +
           (op === 'cancel' ? ' and BILL_CANCEL_METHOD / BILL_CANCEL_PATH.' : op === 'bind' ? ' and BILL_BIND_METHOD / BILL_BIND_PATH.' : '.');
       } else if (isTransient(status)) {
         hint = ' The service is failing or overloaded; try again later.';
       }
-      const unknown = createSent && status >= 500;
+      // A redirect is no answer about the bill: the request may have reached the service before it.
+      const unknown = createSent && (status >= 500 || (status >= 300 && status < 400));
       const bare = envelope ? '' : ' without a response envelope';
       return fail(new BillApiHttpError(
         `${label(op)}: ${spec.method} ${url.pathname} answered HTTP ${status}${bare}.${hint}${unknown ? UNKNOWN_OUTCOME : ''}`,
@@ -174,7 +177,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
         { operation: op, retryable: false, outcomeUnknown: createSent, httpStatus: status, field },
       ));
     }
-    return { ok: true, answer: { data: envelope.data, httpStatus: status } };
+    return { ok: true, answer: { data: envelope.data, httpStatus: status, receivedAt } };
   }
 
   async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<Attempt> {
@@ -218,11 +221,12 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       const res = await options.http(url.href, {
         method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
       });
-      options.clock.observe(res.headers.get('date'), sentAt, options.clock.local());
+      const receivedAt = options.clock.local();
+      options.clock.observe(res.headers.get('date'), sentAt, receivedAt);
       const retryAfter = retryAfterMs(res.headers.get('retry-after'));
       options.budget.answered(op, res.status, retryAfter);
       const text = await res.text();
-      return classify(spec, res, text, url, retryAfter);
+      return classify(spec, res, text, url, retryAfter, receivedAt);
     } catch (err) {
       if (callerSignal?.aborted) return fail(abortError(op, unknown, err));
       if (timedOut) {

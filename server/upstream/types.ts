@@ -28,6 +28,8 @@ export interface UpstreamConfig {
   timeoutMs: number;
   /** Retries of requery and list after a network error, timeout or 5xx. */
   retries: number;
+  /** The page size our own list requests ask for (BILL_PAGE_SIZE); a refusal halves it, and it stays so. */
+  pageSize: number;
   /** Requests per second this process may send the service at most (BILL_API_MAX_RPS); null: learned from its 429s. */
   maxRps: number | null;
   /** Requests per second per operation of the service, where it documents them (BILL_API_MAX_RPS_BY_OPERATION). */
@@ -39,7 +41,7 @@ export interface UpstreamConfig {
 }
 
 /** Section 2.2: the bill as returned by create. */
-export interface CreatedBill {
+export interface CreatedBillRecord {
   billId: string;
   billUrl: string;
   billAmount: string;
@@ -47,6 +49,14 @@ export interface CreatedBill {
   currency: string;
   merchantReference: string;
   expiredOn: number;
+}
+
+/** A create's answer, with its expiry judged on our clock (ServiceClock.judgeCreated). */
+export interface CreatedBill extends CreatedBillRecord {
+  /** Our clock's time at which the bill expires: the answer's arrival plus the bill's lifetime on the service's clock. */
+  expiresLocalAt: number;
+  /** The Date headers put the service's time past this bill's expiry: the bill's lifetime was used instead. */
+  clockDisagreed: boolean;
 }
 
 /** Section 2.3: the status record of requery, list and callback (the admin list shows it as it is). */

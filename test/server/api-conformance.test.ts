@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { Context } from 'hono';
 import { returnToken } from '../../server/domain/create/hook-urls.js';
 import { describeApi } from '../../server/http/routes/openapi.js';
+import { StoreUnavailableError } from '../../server/store/errors.js';
 import type { Store } from '../../server/store/types.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { STARTED_HERE, startHarness, TEST_ADMIN_TOKEN, TEST_TICKET_SECRET } from './support/harness.js';
@@ -30,7 +31,7 @@ const EXPECTED: Record<string, number[]> = {
   listBills: [200, 400, 401, 403, 404, 415, 502],
   adminCancelBill: [200, 401, 404, 409, 502],
   bindCustomer: [200, 400, 401, 404, 502],
-  serviceCallback: [200, 400, 404, 413, 503],
+  serviceCallback: [200, 400, 404, 413, 500, 503],
   customerReturn: [200, 303, 404, 500],
   getOpenApi: [200],
   health: [200, 503],
@@ -46,11 +47,13 @@ const EXPECTED: Record<string, number[]> = {
 };
 
 /** The store, with switches that make it fail as a real one can. */
-function failingStore(store: Store, down: { ping: boolean; reads: boolean }): Store {
+/** `reads`: the database out of reach (as a store reports it); `broken`: a read failing for another reason (a bug). */
+function failingStore(store: Store, down: { ping: boolean; reads: boolean; broken: boolean }): Store {
   return new Proxy(store, {
     get(target, prop: keyof Store) {
       if (prop === 'ping' && down.ping) return async () => { throw new Error('SQLITE_IOERR'); };
-      if (prop === 'getByReference' && down.reads) return async () => { throw new Error('SQLITE_BUSY'); };
+      if (prop === 'getByReference' && down.reads) return async () => { throw new StoreUnavailableError('SQLite is locked (SQLITE_BUSY)'); };
+      if (prop === 'getByReference' && down.broken) return async () => { throw new Error('not a store outage'); };
       const value = target[prop];
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -60,7 +63,7 @@ function failingStore(store: Store, down: { ping: boolean; reads: boolean }): St
 test('every answer of the BFF conforms to its OpenAPI description (Prism proxy --errors, and ajv)', async (t) => {
   const document = describeApi();
   const checker = openApiChecker(document as unknown as OpenApiDocument);
-  const down = { ping: false, reads: false, service: false };
+  const down = { ping: false, reads: false, broken: false, service: false };
   const orders: Record<string, { amount: string; currency?: string }> = { 'order-7': { amount: '7.00' }, 'order-eur': { amount: '10', currency: 'EUR' } };
   // The merchant's webhook endpoint, for the notice routes.
   const merchant = await serveOn(() => new Response('ok'));
@@ -250,14 +253,19 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   await call(400, callbackPath, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ billId: 'B-another' }), code: 'bill_mismatch' });
   await call(404, `/api/hooks/callback/${stored.merchantReference}/${'A'.repeat(43)}`, { method: 'POST', headers: JSON_TYPE, body: '{}', code: 'not_found' });
   await call(413, callbackPath, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(h.config.bodyLimitBytes + 1), code: 'payload_too_large' });
-  await call(503, `/api/hooks/callback/${inFlight.bill.merchantReference}/${inFlight.bill.hookToken}`, { method: 'POST', headers: JSON_TYPE, body: '{}', code: 'not_ready' });
+  // Before its create answer: kept as news and acknowledged.
+  await call(200, `/api/hooks/callback/${inFlight.bill.merchantReference}/${inFlight.bill.hookToken}`, { method: 'POST', headers: JSON_TYPE, body: '{}' });
   down.reads = true;
   await call(503, callbackPath, { method: 'POST', headers: JSON_TYPE, body: '{}', code: 'store_unavailable' });
+  down.reads = false;
+  // A read failing for another reason is no outage: the app's own 500, and no store_unavailable counted.
+  down.broken = true;
+  await call(500, callbackPath, { method: 'POST', headers: JSON_TYPE, body: '{}', code: 'internal_error' });
 
   // The customer's return: Prism follows the 303 to RETURN_URL, so that one is checked in process only.
   const returnPath = `/api/hooks/return/${stored.merchantReference}/${await returnToken(stored.hookToken)}`;
   await call(500, returnPath, { code: 'internal_error' });
-  down.reads = false;
+  down.broken = false;
   const back = await call(303, returnPath, { base: h.url, headers: STARTED_HERE });
   const to = new URL(back.res.headers.get('location')!);
   assert.equal(`${to.origin}${to.pathname}`, 'https://shop.example/thanks');

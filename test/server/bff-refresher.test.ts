@@ -72,7 +72,7 @@ async function setup(t: TestContext, disk = slowDisk()) {
     store, upstream, config, hub, alerts: createAlerts(silentLogger), channels: ['hook'], onBecameFinal: () => void finals++, now: clock.now, log: silentLogger,
   });
   await store.insertBill({ merchantReference: 'bc_1', orderId: null, idempotencyKey: null, amount: '5', orderAmount: null, orderCurrency: null, token: 't', hookToken: 'h', createdAt: clock.now() });
-  await store.completeCreate('bc_1', { billId: 'B1', billUrl: 'u', billAmount: '5', requireGCAmount: null, currency: 'USD', merchantReference: 'bc_1', expiredOn: clock.now() + 900_000 }, clock.now());
+  await store.completeCreate('bc_1', { billId: 'B1', billUrl: 'u', billAmount: '5', requireGCAmount: null, currency: 'USD', merchantReference: 'bc_1', expiredOn: clock.now() + 900_000, expiresLocalAt: clock.now() + 900_000, clockDisagreed: false }, clock.now());
   const settle = () => new Promise((resolve) => setImmediate(resolve));
   return { store, clock, asked, refresher, hub, published, finals: () => finals, settle, disk, cancels, cancelFailing };
 }

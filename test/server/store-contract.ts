@@ -39,6 +39,8 @@ export function createdBill(merchantReference: string, billId: string, overrides
     currency: 'USD',
     merchantReference,
     expiredOn: T0 + 3_600_000,
+    expiresLocalAt: T0 + 3_600_000,
+    clockDisagreed: false,
     ...overrides,
   };
 }
@@ -151,21 +153,57 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.equal((await store.getByReference(ok.merchantReference))?.createState, 'created');
       });
 
-      it('findOpenByOrderId gives the newest created, non-final, unexpired bill of the order', async () => {
-        const now = T0 + 1000;
-        assert.equal(await store.findOpenByOrderId('o', now), null);
-        await store.insertBill(newBill({ orderId: 'o' })); // creating: not open
-        const older = await created({ orderId: 'o' });
-        const newer = await created({ orderId: 'o' });
-        await created({ orderId: 'other' });
-        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, newer.merchantReference);
+      it("an order has one current bill at a time: not failed, not final, not superseded, whatever its expiry", async () => {
+        assert.equal(await store.findCurrentByOrderId('o'), null);
+        const first = await store.insertBill(newBill({ orderId: 'o' }));
+        assert.equal(first.inserted, true);
+        // Creating is current too: a second bill of the order is refused, for every process sharing the store.
+        assert.equal((await store.findCurrentByOrderId('o'))?.merchantReference, first.bill.merchantReference);
+        const second = await store.insertBill(newBill({ orderId: 'o' }));
+        assert.deepEqual([second.inserted, second.bill.merchantReference, !second.inserted && second.conflict], [false, first.bill.merchantReference, 'order']);
+        // Another order, and a bill without an order, are not held by it.
+        assert.equal((await store.insertBill(newBill({ orderId: 'other' }))).inserted, true);
+        assert.equal((await store.insertBill(newBill())).inserted, true);
 
-        await apply(newer.billId!, 4, T0 + 100, 'cancelled');
-        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, older.merchantReference);
+        // Created, and past its expiry by any clock: still the order's until the service says final.
+        const done = await store.completeCreate(first.bill.merchantReference, createdBill(first.bill.merchantReference, 'B-o1', { expiredOn: T0, expiresLocalAt: T0 }), T0 + 1);
+        assert.deepEqual([done.expiresLocalAt, done.earlyNewsAt, done.supersededAt], [T0, null, null]);
+        assert.equal((await store.findCurrentByOrderId('o'))?.billId, 'B-o1');
+        assert.equal((await store.insertBill(newBill({ orderId: 'o' }))).inserted, false);
 
-        await created({ orderId: 'o' }, now); // expires exactly now: not open
-        assert.equal((await store.findOpenByOrderId('o', now))?.merchantReference, older.merchantReference);
-        assert.equal(await store.findOpenByOrderId('o', T0 + 3_600_000), null);
+        // Withdrawn at the service (its cancel accepted): no longer current, still a pending bill to follow.
+        await store.supersede(first.bill.merchantReference, T0 + 2);
+        assert.equal(await store.findCurrentByOrderId('o'), null);
+        assert.equal((await store.getByBillId('B-o1'))?.supersededAt, T0 + 2);
+        assert.equal((await store.listPending(T0 + 10, 10)).some((b) => b.billId === 'B-o1'), true);
+        const next = await store.insertBill(newBill({ orderId: 'o' }));
+        assert.equal(next.inserted, true);
+
+        // A failed create, or a final bill, frees the order too.
+        await store.failCreate(next.bill.merchantReference, T0 + 3);
+        assert.equal(await store.findCurrentByOrderId('o'), null);
+        const third = await created({ orderId: 'o' });
+        await apply(third.billId!, 4, T0 + 100, 'cancelled');
+        assert.equal(await store.findCurrentByOrderId('o'), null);
+        // Superseding a final bill changes nothing.
+        await store.supersede(third.merchantReference, T0 + 4);
+        assert.equal((await store.getByBillId(third.billId!))?.supersededAt, null);
+      });
+
+      it('keeps a callback that came before the create answer as news, and says so with the created bill', async () => {
+        const { bill } = await store.insertBill(newBill());
+        const early = await store.recordEarlyNews(bill.merchantReference, T0 + 5);
+        assert.deepEqual([early?.billId, early?.earlyNewsAt], [null, T0 + 5]);
+        // A second callback keeps the first time.
+        assert.equal((await store.recordEarlyNews(bill.merchantReference, T0 + 6))?.earlyNewsAt, T0 + 5);
+        const done = await store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, 'B-early'), T0 + 7);
+        assert.equal(done.earlyNewsAt, T0 + 5);
+        // Once created, a callback is no longer early: nothing is recorded, the bill is answered as it is.
+        const later = await store.insertBill(newBill());
+        await store.completeCreate(later.bill.merchantReference, createdBill(later.bill.merchantReference, 'B-late'), T0 + 8);
+        const after = await store.recordEarlyNews(later.bill.merchantReference, T0 + 9);
+        assert.deepEqual([after?.billId, after?.earlyNewsAt], ['B-late', null]);
+        assert.equal(await store.recordEarlyNews('no-such-ref', T0 + 9), null);
       });
 
       it("keeps the order's resolved amount and currency beside the bill's", async () => {
@@ -190,6 +228,8 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it("findPaidByOrderId gives the order's first payment; a later one is marked duplicatePayment", async () => {
         const a = await created({ orderId: 'o' });
+        // Withdrawn for another (as a create does before making the order a new bill), then paid after all.
+        await store.supersede(a.merchantReference, T0);
         const b = await created({ orderId: 'o' });
         const other = await created({ orderId: 'p' });
         assert.equal(await store.findPaidByOrderId('o'), null);
@@ -210,6 +250,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it('two bills of one order paid at once: exactly one is the duplicate', async () => {
         const a = await created({ orderId: 'race' });
+        await store.supersede(a.merchantReference, T0);
         const b = await created({ orderId: 'race' });
         const [ra, rb] = await Promise.all([apply(a.billId!, 2, T0 + 100, 'paid'), apply(b.billId!, 2, T0 + 100, 'paid')]);
         assert.deepEqual([ra.bill.duplicatePayment, rb.bill.duplicatePayment].sort(), [false, true]);
@@ -550,6 +591,7 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
 
       it("finds an order's bills by its id, exactly or by a part of it (wildcards taken literally)", async () => {
         const a = await created({ orderId: 'order-1042' });
+        await store.supersede(a.merchantReference, T0);
         const b = await created({ orderId: 'order-1042' });
         await created({ orderId: 'order-2042' });
         await created({ orderId: 'x%_' });

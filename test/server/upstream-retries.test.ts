@@ -24,7 +24,8 @@ const RECORD = {
 };
 const CREATED = {
   billId: 'B1', billUrl: 'http://x/pay/B1', billAmount: 10, requireGCAmount: 0.125, currency: 'USD',
-  merchantReference: 'M1', expiredOn: 2,
+  // A bill's expiry a quarter of an hour ahead (the client refuses an expiredOn no bill can have).
+  merchantReference: 'M1', expiredOn: Date.now() + 900_000,
 };
 const ok = (data: unknown) => ({ code: 0, message: 'OK', data });
 const CREATE_INPUT = { amount: '10.00', merchantReference: 'M1', callbackUrl: 'http://m/cb', redirectUrl: 'http://m/r' };
@@ -318,19 +319,21 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClie
     app.post('/v1/bill/create', (c) => c.json(ok(CREATED)));
     const { api } = client(await listen(t, app), {});
     const bill = await api.createBill(CREATE_INPUT);
-    assert.deepEqual(bill, { ...CREATED, billAmount: '10', requireGCAmount: '0.125' });
+    assert.deepEqual(bill, { ...CREATED, billAmount: '10', requireGCAmount: '0.125', expiresLocalAt: bill.expiresLocalAt, clockDisagreed: false });
+    // The bill's lifetime on our clock: about a quarter of an hour from its answer.
+    assert.ok(Math.abs(bill.expiresLocalAt - CREATED.expiredOn) < 60_000, `expiresLocalAt ${bill.expiresLocalAt}`);
   });
 }
 
 test('nodeHttpClient refuses an answer longer than its maxBytes instead of holding it all', async (t) => {
   const app: App = new Hono();
-  app.get('/v1/bill/requery', (c) => c.json(ok({ ...RECORD, statusName: 'x'.repeat(5000) })));
+  app.get('/v1/bill/requery', (c) => c.json(ok({ ...RECORD, requestReference: 'x'.repeat(5000) })));
   const base = await listen(t, app);
   const small = recordingClient(base, { BILL_API_RETRIES: '0' }, { http: nodeHttpClient({ maxBytes: 1000 }) });
   const err = await rejectsWith(small.api.requeryBill('B1'), BillApiNetworkError);
   assert.match(err.message, /longer than 1000 bytes/);
   const roomy = recordingClient(base, { BILL_API_RETRIES: '0' }, { http: nodeHttpClient({ maxBytes: 10_000 }) });
-  assert.equal((await roomy.api.requeryBill('B1')).statusName.length, 5000);
+  assert.equal((await roomy.api.requeryBill('B1')).requestReference?.length, 5000);
 });
 
 test('nodeHttpClient closes a kept-alive socket once idle, before the server would', { timeout: 10_000 }, async (t) => {

@@ -104,7 +104,7 @@ test('list filters, pages from 1 and sorts; findByMerchantReference gathers ever
   assert.deepEqual(equal.lists.map((r) => r.merchantReference), [`${tag}-4.5`]);
 
   for (let i = 0; i < 3; i++) await api.createBill({ amount: `${i + 1}`, merchantReference: `${tag}-same`, ...urls });
-  const { api: smallPages } = client({}, { findPageSize: 2 });
+  const { api: smallPages } = client({ BILL_PAGE_SIZE: '2' });
   const found = await smallPages.findByMerchantReference(`${tag}-same`);
   assert.equal(found.length, 3);
   assert.deepEqual(found.map((r) => r.billAmount).sort(), ['1', '2', '3']);

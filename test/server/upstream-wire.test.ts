@@ -80,7 +80,7 @@ test('amounts travel exactly: sent as a JSON number with the same digits, read b
   app.use('*', verifying(seen, hmacHex));
   app.post('/v1/bill/create', (c) => c.body(
     '{"code":0,"message":"OK","data":{"billId":"B1","billUrl":"http://s/pay/B1","billAmount":12345678901234567.89,' +
-    '"requireGCAmount":154320987765432.0986,"currency":"USD","merchantReference":"M1","expiredOn":1700000000000}}',
+    '"requireGCAmount":154320987765432.0986,"currency":"USD","merchantReference":"M1","expiredOn":' + String(Date.now() + 900_000) + '}}',
     200, { 'Content-Type': 'application/json' },
   ));
   app.post('/v1/bills', (c) => c.body(
@@ -183,6 +183,7 @@ test('a service configured differently works through the environment alone', asy
     BILL_BIND_METHOD: 'PUT',
     BILL_BIND_PATH: '/v3/customers',
     BILL_BIND_ID_FIELD: 'id',
+    BILL_PAGE_SIZE: '50',
   });
   const signer = await loadSigner(config.upstream.signer, (s) => import(pathToFileURL(s).href));
   const api = createBillApi(config.upstream, { signer, pageBase: config.pageBase });
@@ -191,7 +192,8 @@ test('a service configured differently works through the environment alone', asy
   const found = await api.findByMerchantReference('ORDER-7');
   assert.deepEqual(found.map((r) => r.billId), ['B1', 'B2', 'B4', 'B5']);
   const pages = seen.filter((s) => s.path.endsWith('/v1/bills')).map((s) => JSON.parse(s.body) as { paging: unknown; filters: unknown });
-  assert.deepEqual(pages.map((p) => p.paging), [0, 1, 2].map((index) => ({ index, size: 100 })));
+  // BILL_PAGE_SIZE asked for; a service that silently caps the page lower is still read to the end.
+  assert.deepEqual(pages.map((p) => p.paging), [0, 1, 2].map((index) => ({ index, size: 50 })));
   assert.deepEqual(pages[0]!.filters, [{ name: 'merchantReference', value: 'ORDER-7', matchType: 'equal' }]);
 
   await api.cancelBill('B 1/x');

@@ -7,9 +7,12 @@ import { CheckoutError, serviceBusy } from '../errors.js';
 import type { OrderAmount, ResolveOrder } from '../orders/order-lookup.js';
 import { verifyOrderTicket } from '../orders/order-ticket.js';
 import { createMismatch } from '../status/answer-check.js';
+import { payableFor, type ServiceTime } from '../status/expiry.js';
+import type { FollowUps } from '../status/follow-ups.js';
+import type { Refreshed } from '../status/refresher.js';
 import { StoreConflictError, StoreUnavailableError } from '../../store/errors.js';
 import type { StoredBill, Store } from '../../store/types.js';
-import { BillApiError, BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
+import { BillApiError, BillApiRejectedError, BillApiResponseError, BillApiThrottledError } from '../../upstream/errors.js';
 import type { BillApi } from '../../upstream/types.js';
 import type { CreatedBillView } from '../../../contract/bill-view.js';
 import { newMerchantReference, randomToken } from './random.js';
@@ -24,11 +27,16 @@ export interface BillCreatorOptions {
   resolveOrder: ResolveOrder | null;
   /** The order's amount comes from the merchant's own hook, which may authorize from the request. */
   hookResolvesOrders: boolean;
-  /** Requeries a bill now (the refresher's news); null when there is no such bill. */
-  refresh: (billId: string) => Promise<StoredBill | null>;
+  /** Asks the service about a bill now (the refresher's news, reason `create`); null when there is no such bill. */
+  refresh: (billId: string) => Promise<Refreshed | null>;
+  /** Follows up a bill whose callback came before its create answer, and every new bill's expiry. */
+  followUps: Pick<FollowUps, 'afterNews' | 'watchExpiry'>;
   alerts: Alerts;
-  now: () => number;
+  /** Our clock and the service's as estimated (expiry.ts judges bills with both). */
+  time: ServiceTime;
   log: Logger;
+  /** How often a create waits for another process's create of the same order to end, 100 ms apart (default 120). */
+  creatingPolls?: number;
 }
 
 /** A create's answer: 201 with a new (or the order's open) bill, 200 with the order's paid bill. */
@@ -46,6 +54,8 @@ export interface BillCreator {
 }
 
 const PLAIN_AMOUNT = /^\d{1,18}(\.\d{1,18})?$/;
+/** A bill handed to a customer again has at least this long to go (or a tenth of its lifetime, if shorter). */
+const REUSE_MARGIN_MS = 30_000;
 const unavailable = () => new CheckoutError('upstream', 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
 const ticketInvalid = () =>
   new CheckoutError('forbidden', 'order_ticket_invalid', "This order needs a valid, unexpired order ticket from the merchant's server (orderTicket).");
@@ -75,7 +85,9 @@ interface Resolved {
 }
 
 export function createBillCreator(options: BillCreatorOptions): BillCreator {
-  const { config, upstream, store, resolveOrder, refresh, alerts, now, log } = options;
+  const { config, upstream, store, resolveOrder, refresh, followUps, alerts, time, log } = options;
+  const now = time.now;
+  const creatingPolls = options.creatingPolls ?? 120;
   /** Creates running in this process, by idempotency key: a concurrent repeat waits for the first. */
   const byKey = new Map<string, { request: CreateRequest; run: Promise<CreateResult> }>();
   /** merchantReferences whose create call is running here: the reconciler leaves them alone. */
@@ -200,16 +212,37 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       });
       const mismatch = createMismatch(answer, { merchantReference: ref, amount, currency: resolved.currency });
       if (mismatch) return await refuseAnswer(ref, answer.billId, true, { ...mismatch });
+      if (answer.clockDisagreed) {
+        alerts.raise('service_clock_disagrees', "a create answer's expiredOn is at or before the service's time by its Date headers; the bill's lifetime is used instead", {
+          billId: answer.billId, expiredOn: answer.expiredOn, headerOffsetMs: upstream.clock?.headerOffsetMs() ?? null,
+        });
+      }
+      let stored: StoredBill;
       try {
-        return created(await store.completeCreate(ref, answer, now()), true);
+        stored = await store.completeCreate(ref, answer, now());
       } catch (error) {
         // The id belongs to another of our bills: never withdraw it, that bill may be a customer's.
         if (error instanceof StoreConflictError) return await refuseAnswer(ref, answer.billId, false, { error });
         throw error;
       }
+      followUps.watchExpiry(stored);
+      // The service called back before this answer (the callback was recorded, and answered 200).
+      if (stored.earlyNewsAt !== null) void askAgain(stored.billId!);
+      return created(stored, true);
     } catch (error) {
       if (!(error instanceof BillApiError)) throw error;
-      if (error instanceof BillApiRejectedError) {
+      if (error instanceof BillApiResponseError && error.madeBillId !== null) {
+        // An answer with an expiry no bill can have: the bill exists at the service, and is withdrawn.
+        await upstream.cancelBill(error.madeBillId).catch((cancelError: unknown) => {
+          log.warn('cancelling a bill whose create answer was unusable failed', { billId: error.madeBillId, error: cancelError });
+        });
+        await store.failCreate(ref, now());
+        log.warn('create answer unusable; its bill was withdrawn', { merchantReference: ref, billId: error.madeBillId, error });
+        throw new CheckoutError('upstream', 'upstream_invalid_answer',
+          'The payment service answered a bill with an expiry that cannot be right; it was withdrawn. Try again later.');
+      }
+      // A refusal with a 5xx may come after the bill was made (outcomeUnknown): settled below, never taken at its word.
+      if (error instanceof BillApiRejectedError && !error.outcomeUnknown) {
         await store.failCreate(ref, now());
         log.warn('create refused by the service', { merchantReference: ref, code: error.code, error });
         throw new CheckoutError('upstream', 'upstream_rejected', `The payment service refused the bill (code ${error.code}).`);
@@ -238,6 +271,8 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       if (!mayRetry) throw unavailable();
       const key = request.idempotencyKey === null ? null : retryKey(request.idempotencyKey);
       const again = await insert(request, resolved, key);
+      // Another process made the order's bill meanwhile: the customer's retry finds it.
+      if (!again.inserted && again.conflict === 'order') throw orderBusy();
       if (!again.inserted) return replay(again.bill, { ...request, idempotencyKey: key });
       return attempt(again.bill, request, resolved, false);
     } finally {
@@ -259,6 +294,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     });
   }
 
+  /** A bill without an order (a browser's amount). */
   async function createFresh(request: CreateRequest, resolved: Resolved): Promise<CreateResult> {
     const first = await insert(request, resolved, request.idempotencyKey);
     // Lost to another process's insert of the same key (several instances on one database).
@@ -266,42 +302,107 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     return attempt(first.bill, request, resolved, true);
   }
 
-  /**
-   * The order's open bill is for another amount: withdraw it at the service before another is
-   * made. Resolves to the bill when it turns out paid (that payment is the order's).
-   */
-  async function replace(open: StoredBill & { billId: string }): Promise<StoredBill | null> {
-    try {
-      await upstream.cancelBill(open.billId);
-    } catch (error) {
-      // Refused as such (no longer pending): the requery below says what it is. Failing: not now.
-      if (!(error instanceof BillApiRejectedError) || error.retryable) {
-        log.warn("cancelling an order's bill for its old amount failed", { billId: open.billId, error });
-        throw unavailable();
-      }
-    }
-    const after = await refresh(open.billId).catch(() => null);
-    if (after?.outcome === 'paid') return after;
-    // A cancel the service accepted but has not carried out yet leaves it pending there: if it is
-    // paid after all, its notice says duplicatePayment and the merchant refunds one of the two.
-    log.info("the order's amount changed: its open bill was cancelled", { billId: open.billId, orderId: open.orderId });
-    return null;
+  /** News for a bill (its callback beat its create answer): asked now, and followed up until final. */
+  async function askAgain(billId: string): Promise<void> {
+    const result = await refresh(billId).catch((error: unknown) => {
+      log.warn('requerying a bill whose callback came first failed; following it up', { billId, error });
+      return null;
+    });
+    if (!result?.bill.isFinal) followUps.afterNews(billId);
   }
 
-  /** One order, one payment: its paid bill if there is one, its open bill while the amount holds, else a new bill. */
+  /** Waits while another process creates the order's bill; resolves once it has left `creating`, or rejects as busy. */
+  async function untilCreated(bill: StoredBill): Promise<void> {
+    for (let poll = 0; poll < creatingPolls; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const now = await store.getByReference(bill.merchantReference);
+      if (now?.createState !== 'creating') return;
+    }
+    throw orderBusy();
+  }
+
+  const orderBusy = () =>
+    new CheckoutError('busy', 'order_bill_pending', "The order's bill is being settled with the payment service; try again in a moment.", 2);
+
+  /**
+   * The order's current bill, asked about first, whatever any clock says of it. Resolves to what
+   * answers the create (its paid bill, or the bill to reuse), or null once it is no longer the
+   * order's: final, or withdrawn at the service by a cancel the service accepted.
+   */
+  async function decide(current: StoredBill & { billId: string }, resolved: Resolved): Promise<CreateResult | null> {
+    const asked = await refresh(current.billId).catch(() => null);
+    const bill = { ...(asked?.bill ?? current), billId: current.billId };
+    if (bill.outcome === 'paid') return { status: 200, bill: withToken(bill), fresh: false };
+    if (bill.isFinal) return null;
+    const sameAmount = compareDecimal(bill.orderAmount ?? bill.amount, resolved.amount) === 0;
+    const sameCurrency = (bill.orderCurrency ?? null) === (resolved.order?.currency ?? null);
+    const lifetime = bill.expiresLocalAt !== null ? bill.expiresLocalAt - bill.createdAt : Infinity;
+    const payable = payableFor(bill, time, Math.min(REUSE_MARGIN_MS, lifetime / 10));
+    if (sameAmount && sameCurrency && payable) return created(bill);
+    // The service could not be asked: without its word no second bill is made for the order.
+    if (!asked?.confirmed) throw unavailable();
+    return withdraw(bill);
+  }
+
+  /**
+   * Withdraws the order's bill at the service (expired on its clock, or for another amount) before
+   * another is made: null once the cancel is accepted (or the service calls it final), its paid
+   * bill if the payment came first.
+   */
+  async function withdraw(bill: StoredBill & { billId: string }): Promise<CreateResult | null> {
+    let accepted = true;
+    try {
+      await upstream.cancelBill(bill.billId);
+    } catch (error) {
+      // Refused as such: no longer pending there; the requery below says what it is. Failing: not now.
+      if (!(error instanceof BillApiRejectedError) || error.retryable) {
+        log.warn("withdrawing an order's bill failed; no new bill is made", { billId: bill.billId, error });
+        throw error instanceof BillApiThrottledError ? serviceBusy(error.retryAfterSeconds) : unavailable();
+      }
+      accepted = false;
+    }
+    if (accepted) await store.supersede(bill.merchantReference, now());
+    const after = await refresh(bill.billId).catch(() => null);
+    if (after?.bill.outcome === 'paid') return { status: 200, bill: withToken(after.bill), fresh: false };
+    if (accepted || after?.bill.isFinal) {
+      // A cancel the service accepted but has not carried out yet leaves it pending there: if it is
+      // paid after all, its notice says duplicatePayment and the merchant refunds one of the two.
+      log.info("the order's bill was withdrawn at the service; a new one is made", { billId: bill.billId, orderId: bill.orderId });
+      if (!after?.bill.isFinal) followUps.afterNews(bill.billId);
+      return null;
+    }
+    // The service refused the cancel as not pending, but its requery still says pending (a replica behind).
+    followUps.afterNews(bill.billId);
+    throw orderBusy();
+  }
+
+  /**
+   * One order, one payment: its paid bill if there is one; else its current bill, asked about
+   * first: paid, it answers; payable and for the same amount, it is reused; otherwise it is
+   * withdrawn at the service, and only then is another made. The store holds one current bill per
+   * order for every process (insertBill), so two instances never make two.
+   */
   async function createForOrder(request: CreateRequest & { orderId: string }): Promise<CreateResult> {
     const paid = await store.findPaidByOrderId(request.orderId);
     if (paid) return { status: 200, bill: withToken(paid), fresh: false };
     const resolved = await resolveAmount(request);
-    const open = await store.findOpenByOrderId(request.orderId, now());
-    if (open?.billId) {
-      const sameAmount = compareDecimal(open.orderAmount ?? open.amount, resolved.amount) === 0;
-      const sameCurrency = (open.orderCurrency ?? null) === (resolved.order?.currency ?? null);
-      if (sameAmount && sameCurrency) return created(open);
-      const nowPaid = await replace(open as StoredBill & { billId: string });
-      if (nowPaid) return { status: 200, bill: withToken(nowPaid), fresh: false };
+    // Each turn ends the order's current bill or answers; a few turns cover races with other processes.
+    for (let turn = 0; turn < 4; turn++) {
+      const current = await store.findCurrentByOrderId(request.orderId);
+      if (!current) {
+        const inserted = await insert(request, resolved, request.idempotencyKey);
+        if (inserted.inserted) return attempt(inserted.bill, request, resolved, true);
+        if (inserted.conflict === 'idempotency_key') return replay(inserted.bill, request, false);
+        continue;
+      }
+      if (current.createState === 'creating') {
+        await untilCreated(current);
+        continue;
+      }
+      const answer = await decide(current as StoredBill & { billId: string }, resolved);
+      if (answer) return answer;
     }
-    return createFresh(request, resolved);
+    throw orderBusy();
   }
 
   function serialPerOrder(orderId: string, work: () => Promise<CreateResult>): Promise<CreateResult> {

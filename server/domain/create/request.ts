@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CheckoutError } from '../errors.js';
+import { issueMessage } from '../issue-message.js';
 
 /** Never only dots: `.` and `..` are path segments, not names (ORDER_LOOKUP_URL/.. is another resource). */
 const ORDER_ID = /^(?!\.+$)[A-Za-z0-9._:-]{1,128}$/;
@@ -7,7 +8,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export const createBillBody = z.object({
   orderId: z.string()
-    .regex(ORDER_ID, 'orderId: 1 to 128 of A-Z a-z 0-9 . _ : -, not only dots')
+    .regex(ORDER_ID, '1 to 128 of A-Z a-z 0-9 . _ : -, not only dots')
     .optional(),
   orderTicket: z.string().max(256).describe("`<expiresAtMs>.<sig>` from the merchant's server (README, \"Order tickets\")").optional(),
   amount: z.union([z.number(), z.string().max(40)]).optional(),
@@ -26,11 +27,7 @@ export interface CreateRequest {
 
 export function parseCreateRequest(body: unknown, idempotencyKey: string | undefined, request: Request): CreateRequest {
   const parsed = createBillBody.safeParse(body ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new CheckoutError('invalid', 'invalid_request', `${where}${issue?.message ?? 'invalid body'}`);
-  }
+  if (!parsed.success) throw new CheckoutError('invalid', 'invalid_request', issueMessage(parsed.error));
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
     throw new CheckoutError('invalid', 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.');
   }

@@ -10,6 +10,7 @@ import { requeryMismatch } from './answer-check.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
 import type { CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
+import { overdue } from './expiry.js';
 import { outcomeOf } from './outcome.js';
 
 export interface Refreshed {
@@ -92,7 +93,8 @@ export interface RefresherOptions {
 
 /** Who waits on a requery of this reason: its turn in the budget toward the service. */
 export const REQUERY_PRIORITY: Record<RequeryReason, Priority> = {
-  callback: 'news', return: 'news', cancel: 'customer', create: 'customer', poll: 'watch', stream: 'watch', reconcile: 'background',
+  callback: 'news', return: 'news', follow_up: 'news', cancel: 'customer', create: 'customer', poll: 'watch', stream: 'watch',
+  reconcile: 'background',
 };
 
 interface Flight {
@@ -115,7 +117,7 @@ interface Flight {
  */
 export function createRefresher(options: RefresherOptions): Refresher {
   const { store, upstream, config, hub, alerts, channels, onBecameFinal, now, log } = options;
-  const serviceNow = options.serviceNow ?? now;
+  const time = { now, serviceNow: options.serviceNow ?? now };
   const onRequery = options.onRequery ?? (() => undefined);
   const leaseMs = options.leaseMs ?? 10_000;
   const flights = new Map<string, Flight>();
@@ -183,8 +185,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   /**
-   * Past expiredOn and the grace period the service still says pending: the BFF never calls a bill
-   * final by itself, it asks the service to cancel and asks again. Only the service's word makes
+   * Past expiredOn and the grace period (on the service's clock and on the bill's lifetime seen at
+   * create, expiry.ts) the service still says pending: the BFF never calls a bill final by itself, it asks the service to cancel and asks again. Only the service's word makes
    * the bill final, so a payment that landed meanwhile is what gets stored.
    */
   async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord, priority: () => Priority): Promise<StatusRecord> {
@@ -214,7 +216,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       return { bill, confirmed: false };
     }
     let record = answer;
-    if (outcomeOf(record, config.statuses) === 'pending' && bill.expiredOn !== null && serviceNow() > bill.expiredOn + config.expiryGraceMs) {
+    if (outcomeOf(record, config.statuses) === 'pending' && overdue(bill, time, config.expiryGraceMs)) {
       record = await cancelOverdue(known, record, priority);
     }
     const checkedAt = now();

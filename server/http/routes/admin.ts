@@ -14,17 +14,22 @@ import type { Notice, NoticeAttempt, StoredBill } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
 import type { ListBillsInput, StatusRecord } from '../../upstream/types.js';
 import { jsonBody } from '../bill-access.js';
+import { MAX_ID_LENGTH, SERVICE_ID, isServiceId } from '../../../contract/ids.js';
+import { issueMessage } from '../../domain/issue-message.js';
 import type { Services } from '../services.js';
+
+/** No control character: what reaches the store or the service as text (PostgreSQL refuses a NUL). */
+const printable = (max: number) => z.string().max(max).regex(/^[^\p{Cc}]*$/u, 'no control characters');
 
 export const listBillsBody = z.object({
   filters: z.array(z.object({
-    name: z.string().min(1).max(64),
-    value: z.string().max(256),
+    name: printable(64).min(1),
+    value: printable(256),
     matchType: z.enum(['like', 'equal']),
   })).max(20).optional(),
   /** `index` is 1-based here, always; BILL_PAGE_BASE translates it for the service. */
   paging: z.object({ index: z.number().int().min(1), size: z.number().int().min(1).max(100) }).optional(),
-  sort: z.object({ name: z.string().min(1).max(64), order: z.union([z.literal(1), z.literal(-1)]) }).optional(),
+  sort: z.object({ name: printable(64).min(1), order: z.union([z.literal(1), z.literal(-1)]) }).optional(),
 });
 
 /** The customer's information goes to the service as given, but for `customerKey`: the merchant's own key, kept here. */
@@ -45,7 +50,7 @@ const instant = z.string().trim().transform((text, ctx) => {
 export const noticeListQuery = z.object({
   state: z.enum(['pending', 'delivered', 'failed']).optional(),
   channel: z.enum(['hook', 'webhook']).optional(),
-  billId: z.string().min(1).max(200).optional(),
+  billId: z.string().regex(SERVICE_ID, `1 to ${MAX_ID_LENGTH} printable characters`).optional(),
   from: instant.optional(),
   to: instant.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -129,10 +134,9 @@ function compareField(a: StatusRecord, b: StatusRecord, name: string): number {
 }
 
 function invalid(error: z.ZodError): ApiError {
-  const issue = error.issues[0];
-  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-  return new ApiError(400, 'invalid_request', `${where}${issue?.message ?? 'invalid body'}`);
+  return new ApiError(400, 'invalid_request', issueMessage(error));
 }
+
 
 /** The merchant's own tools: the service's list with our local state, customer binding, cancel. */
 export function adminRoutes(s: Services): Hono {
@@ -197,7 +201,8 @@ export function adminRoutes(s: Services): Hono {
   });
 
   app.get('/bills/:billId', async (c) => {
-    const bill = await s.store.getByBillId(c.req.param('billId'));
+    const billId = c.req.param('billId');
+    const bill = isServiceId(billId) ? await s.store.getByBillId(billId) : null;
     if (!bill?.billId) throw new ApiError(404, 'not_found', 'This BFF has no such bill.');
     const [history, notices] = await Promise.all([s.store.billHistory(bill.merchantReference), s.store.noticesFor([bill.billId])]);
     const attempts = await s.store.noticeAttempts(notices.map((n) => n.id));
@@ -269,7 +274,7 @@ export function adminRoutes(s: Services): Hono {
 
   app.post('/notices/:noticeId/replay', async (c) => {
     const id = c.req.param('noticeId');
-    const notice = await s.store.getNotice(id);
+    const notice = isServiceId(id) ? await s.store.getNotice(id) : null;
     if (!notice) throw new ApiError(404, 'not_found', 'No such notice.');
     await refuseClosed(notice.channel);
     await s.store.replayNotice(id, s.now());
@@ -323,6 +328,7 @@ export function adminRoutes(s: Services): Hono {
 
   app.post('/bills/:billId/cancel', async (c) => {
     const billId = c.req.param('billId');
+    if (!isServiceId(billId)) throw new ApiError(404, 'not_found', 'The payment service knows no such bill.');
     try {
       await s.upstream.cancelBill(billId);
     } catch (error) {

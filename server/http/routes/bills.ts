@@ -77,6 +77,7 @@ export function billRoutes(s: Services): Hono {
   // What is known now, at once; a requery runs behind it when the status is older than the window.
   const known = (c: Context, found: CachedBill) => {
     s.refresher.refreshBehind(found.bill, 'poll');
+    s.followUps.watchExpiry(found.bill);
     return json(c, readJson(found, c.req.header('Accept-Language')));
   };
 
@@ -124,6 +125,8 @@ export function billRoutes(s: Services): Hono {
       throw error;
     }
     s.refresher.refreshBehind(first.bill, 'stream');
+    // Watched here: its expiry is shown when the service says so, not at the reconciler's next pass.
+    s.followUps.watchExpiry(first.bill);
     const { sink, response } = s.sse(c, SSE_HEADERS, () => stream?.cancel());
     const live = statusStream({
       sink,

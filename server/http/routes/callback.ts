@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { isServiceId } from '../../../contract/ids.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import { constantTimeEqual } from '../constant-time.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -21,45 +23,59 @@ function claimedBillId(text: string): string | null {
 export function callbackRoutes(s: Services): Hono {
   const app = new Hono();
 
+  /** The store out of reach: the service is asked to try again (any other failure is the app's own 500). */
+  const unavailable = (error: unknown): never => {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    s.log.error('callback: store unavailable', { error });
+    s.metrics.callback('store_unavailable');
+    throw new ApiError(503, 'store_unavailable', 'Try again later.');
+  };
+
   app.post('/:ref/:hookToken', async (c) => {
     const { ref, hookToken } = c.req.param();
-    let bill;
-    try {
-      bill = await s.store.getByReference(ref);
-    } catch (error) {
-      s.log.error('callback: store unavailable', { error });
-      s.metrics.callback('store_unavailable');
-      throw new ApiError(503, 'store_unavailable', 'Try again later.');
-    }
-    if (!bill || !constantTimeEqual(hookToken, bill.hookToken)) {
+    const forged = () => {
       s.metrics.callback('refused_forged');
-      throw new ApiError(404, 'not_found', 'No such bill.');
-    }
+      return new ApiError(404, 'not_found', 'No such bill.');
+    };
+    if (!isServiceId(ref)) throw forged();
+    let bill = await s.store.getByReference(ref).catch(unavailable);
+    if (!bill || !constantTimeEqual(hookToken, bill.hookToken)) throw forged();
     // A create we settled as failed (its orphan was withdrawn): nothing to learn, stop the retries.
     if (bill.createState === 'failed') {
       s.metrics.callback('accepted');
       return c.json({ ok: true });
     }
     if (bill.billId === null) {
-      s.metrics.callback('not_ready');
-      throw new ApiError(503, 'not_ready', 'This bill is still being created; try again later.');
+      // The service called back before its create answer arrived: kept as news (durably, so the
+      // process that gets the answer asks at once, whichever it is), and acknowledged.
+      const after = await s.store.recordEarlyNews(ref, s.now()).catch(unavailable);
+      if (after?.billId === null || after?.billId === undefined) {
+        s.metrics.callback('early');
+        s.log.info('callback before the create answer: recorded', { merchantReference: ref });
+        return c.json({ ok: true });
+      }
+      bill = after;
     }
+    const billId = bill.billId!;
     const claimed = claimedBillId(await c.req.text().catch(() => ''));
-    if (claimed !== null && claimed !== bill.billId) {
+    if (claimed !== null && claimed !== billId) {
       s.metrics.callback('refused_mismatch');
       throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');
     }
-    const result = await s.refresher.news(bill.billId, { reason: 'callback', known: bill }).catch((error: unknown) => {
-      s.log.error('callback: refresh failed', { billId: bill.billId, error });
+    const known = bill;
+    const result = await s.refresher.news(billId, { reason: 'callback', known }).catch((error: unknown) => {
+      s.log.error('callback: refresh failed', { billId, error });
       return null;
     });
+    // The service says final; its requery may not say so yet (a replica behind): asked again soon.
+    if (!result?.bill.isFinal) s.followUps.afterNews(billId);
     // Only a status stored durably is acknowledged; anything else makes the service retry.
     if (!result?.confirmed) {
       s.metrics.callback('not_confirmed');
       throw new ApiError(503, 'not_confirmed', 'The bill could not be checked; try again later.');
     }
     s.metrics.callback('accepted');
-    s.log.info('callback handled', { billId: bill.billId, outcome: result.bill.outcome });
+    s.log.info('callback handled', { billId, outcome: result.bill.outcome });
     return c.json({ ok: true });
   });
 

@@ -5,6 +5,7 @@
 // (test/build/openapi.test.ts), and Prism checks real answers against it (test/server/api-conformance.test.ts).
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { REQUERY_REASONS } from '../../../contract/admin.js';
 import { createBillBody } from '../../domain/create/request.js';
 import type {
   AdminBillDetail, BillEventView, BoundCustomerView, CustomerList, LocalBill, NoticeAttemptView, NoticeList, NoticeReplayed,
@@ -33,8 +34,8 @@ const billView = z.object({
   }).optional().describe('The amounts as text in that language (money with its currency), on the answers to a create and a read whose request has an Accept-Language'),
 });
 const createdBill = billView.extend({ token: z.string().describe('Reads, watches and cancels this bill (the `token` query parameter)') });
-const requeryReason = z.enum(['poll', 'stream', 'callback', 'return', 'reconcile', 'cancel', 'create'])
-  .describe("Why the service was asked: a widget's poll or stream, the service's callback, the customer's return, the reconciler, a cancel, a create reusing an open bill");
+const requeryReason = z.enum(REQUERY_REASONS)
+  .describe("Why the service was asked: a widget's poll or stream, the service's callback, the customer's return, the reconciler, a cancel, a create reusing an open bill, a follow-up of news not yet confirmed");
 const noticeState = z.enum(['pending', 'delivered', 'failed'])
   .describe('pending: tried again at nextAttemptAt; delivered: answered 2xx; failed: the retry schedule (about 3 days) ran out, only a replay sends it');
 const ms = (what: string) => z.number().describe(`${what}, unix milliseconds (the BFF's clock)`);
@@ -609,12 +610,12 @@ export function describeApi(): Record<string, unknown> {
           ],
           requestBody: { required: false, content: { 'application/json': { schema: ref('CallbackHint') } } },
           responses: {
-            200: api('Handled: the requeried status is stored', 'Ok'),
+            200: api('Handled: the requeried status is stored, or (its create answer not in yet) the callback is kept as news, asked about once the bill is created', 'Ok'),
             400: error('The body names another bill (bill_mismatch)'),
             404: error('No such bill, or a wrong token: nothing was requeried (not_found)'),
             413: tooLarge,
             500: internal,
-            503: error('Not handled, call again: the store does not answer (store_unavailable), the bill is still being created (not_ready), or the requery failed (not_confirmed)'),
+            503: error('Not handled, call again: the store does not answer (store_unavailable), or the requery failed (not_confirmed)'),
           },
         },
       },

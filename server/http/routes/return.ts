@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { returnToken } from '../../domain/create/hook-urls.js';
+import { isServiceId } from '../../../contract/ids.js';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Outcome } from '../../../contract/bill-view.js';
 import type { StoredBill } from '../../store/types.js';
@@ -54,7 +55,7 @@ export function returnRoutes(s: Services): Hono {
     const { ref, returnToken: given } = c.req.param();
     let bill: StoredBill | null;
     try {
-      bill = await s.store.getByReference(ref);
+      bill = isServiceId(ref) ? await s.store.getByReference(ref) : null;
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       // A customer back from paying while the database is out of reach: a page, not JSON, that
@@ -69,13 +70,16 @@ export function returnRoutes(s: Services): Hono {
     let known: StoredBill = bill;
     if (bill.billId !== null) {
       const billId = bill.billId;
-      const ask = mayAsk(billId)
-        ? s.refresher.news(billId, { retry: false, reason: 'return' })
-        : s.refresher.read(billId, undefined, undefined, { retry: false, reason: 'return' });
-      const result = await ask.catch((error: unknown) => {
+      // News, within the return's own limit: once per bill per refresh window, never retried.
+      const ask = (id: string) => (mayAsk(id)
+        ? s.refresher.news(id, { retry: false, reason: 'return' })
+        : s.refresher.read(id, undefined, undefined, { retry: false, reason: 'return' }));
+      const result = await ask(billId).catch((error: unknown) => {
         s.log.warn('return: refresh failed', { billId: bill.billId, error });
         return null;
       });
+      // Back from paying, and the service does not say so yet: asked again soon, within the same limit.
+      if (!result?.bill.isFinal) s.followUps.afterNews(billId, async (id) => (await ask(id))?.bill ?? null);
       if (result?.confirmed) {
         outcome = result.bill.outcome;
         known = result.bill;

@@ -19,7 +19,7 @@ import type { Config } from '../../config.js';
 import { randomToken } from '../../domain/create/random.js';
 import { demoResolveOrder } from '../../demo-orders/catalogue.js';
 import { demoOrderRoutes } from '../../demo-orders/routes.js';
-import { clientAddress } from '../../http/client-address.js';
+import { clientAddress, clientKeyOf } from '../../http/client-address.js';
 import { errorBody } from '../../http/errors.js';
 import { jsonErrors, notFound } from '../../http/json-errors.js';
 import { metricsHandler } from '../../http/routes/metrics.js';
@@ -126,7 +126,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     config, upstream, store, log,
     hooks: { ...demoHooks, ...options.hooks },
     notice: { leaseMs: config.noticeLeaseMs },
-    clientKey: (c) => clientAddress(getConnInfo(c).remote.address, c.req.header('x-forwarded-for'), config.trustedProxyHops),
+    clientKey: (c) => clientKeyOf(clientAddress(getConnInfo(c).remote.address, c.req.header('x-forwarded-for'), config.trustedProxyHops)),
     sse: nodeSse,
     // The delivery log keeps an excerpt of each answer: the rest of a long one is not read.
     webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),

@@ -15,6 +15,8 @@ export interface Child {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+const SECRET_VARIABLES = ['BILL_API_KEY', 'BILL_API_SECRET', 'MERCHANT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'ORDER_TICKET_SECRET', 'METRICS_TOKEN'];
+
 export function startMain(env: Record<string, string>): Child {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     cwd: ROOT,
@@ -37,10 +39,17 @@ export function startMain(env: Record<string, string>): Child {
     output: () => text,
     ready,
     async kill(signal) {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill(signal);
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill(signal);
+        await exited;
+      }
+      // Nothing it printed may carry a secret of its environment or a URL's userinfo.
+      const secrets = SECRET_VARIABLES.map((name) => env[name]).filter((value): value is string => (value ?? '').length >= 4);
+      const leaked = secrets.find((secret) => text.includes(secret));
+      if (leaked !== undefined) throw new Error(`main.ts printed a secret of its environment (${leaked.slice(0, 4)}…)`);
+      const userinfo = /[a-z][a-z0-9+.-]*:\/\/[^\s/@"]+@[^\s]*/i.exec(text);
+      if (userinfo) throw new Error(`main.ts printed a URL's userinfo: ${userinfo[0].slice(0, 80)}`);
     },
   };
 }

@@ -17,6 +17,7 @@ import type { Config } from '../../../server/config.js';
 import { createLogger } from '../../../server/log.js';
 import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
 import { STARTED_COOKIE } from '../../../server/http/started-here.js';
+import { returnToken } from '../../../server/domain/create/hook-urls.js';
 import { createSandbox } from '../../../sandbox/sandbox.js';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/sandbox.js';
 import { openStore } from '../../../server/store/open-store.js';
@@ -164,7 +165,22 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     level: 'debug',
     now: clock.now,
   });
-  const app = createBillCheckout({ config, upstream, store: options.wrapStore ? options.wrapStore(store) : store, hooks: options.hooks, log, now: clock.now,
+  // Every hook token the BFF makes, for the scan of its log lines when the test ends.
+  const hookTokens: string[] = [];
+  const served = options.wrapStore ? options.wrapStore(store) : store;
+  const recording: Store = new Proxy(served, {
+    get(target, prop, receiver) {
+      if (prop === 'insertBill') {
+        return (bill: Parameters<Store['insertBill']>[0]) => {
+          hookTokens.push(bill.hookToken);
+          return target.insertBill(bill);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const app = createBillCheckout({ config, upstream, store: recording, hooks: options.hooks, log, now: clock.now,
     sseHeartbeatMs: options.sseHeartbeatMs,
     sseRetryMs: options.sseRetryMs,
     sse: options.sse === 'web' ? webSse : nodeSse,
@@ -185,6 +201,13 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     await Promise.all([bff.close(), sandboxServer?.close()]);
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+    // No line the BFF wrote may carry a secret, a URL's userinfo, or a bill's hook or return token.
+    const never = [...configSecrets(config), ...hookTokens, ...(await Promise.all(hookTokens.map((token) => returnToken(token))))];
+    for (const line of logs) {
+      const found = never.find((secret) => line.includes(secret));
+      if (found !== undefined) throw new Error(`a log line carries a secret or a token (${found.slice(0, 6)}…): ${line.slice(0, 300)}`);
+      if (/[a-z][a-z0-9+.-]*:\/\/[^\s/@"]+@/i.test(line)) throw new Error(`a log line carries a URL's userinfo: ${line.slice(0, 300)}`);
+    }
   });
 
   const request = async (path: string, init?: RequestInit) => {

@@ -1,0 +1,223 @@
+// Correct under any service's clock and timing (issue 32), over real HTTP against BFFs with
+// NODE_ENV=production: a clock behind, a Date header in local time, expiredOn in seconds, a read
+// replica a second behind, a callback that beats its create answer, a small maximum page size, a
+// create answered with a redirect. Each case is a sandbox fault (sandbox/README.md, "Faults").
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
+import type { BillNotice } from '../../server/domain/bill-view.js';
+import type { HttpResponse } from '../../server/upstream/types.js';
+import { startHarness, TEST_TICKET_SECRET } from './support/harness.js';
+import type { Harness, HarnessOptions } from './support/harness.js';
+import { readSse } from './support/sse.js';
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+const production = { NODE_ENV: 'production' };
+const withOrders = { ...production, ORDER_TICKET_SECRET: TEST_TICKET_SECRET, CLIENT_AMOUNT_MIN: '', CLIENT_AMOUNT_MAX: '' };
+const resolveOrder = async (orderId: string) => (orderId.startsWith('order-') ? { amount: '25.00' } : null);
+
+async function post(h: Harness, body: Record<string, unknown>) {
+  const res = await h.request('/api/bills', { method: 'POST', headers: JSON_TYPE, body: JSON.stringify(body) });
+  return { status: res.status, res, json: (await res.json()) as CreatedBillView & { error?: { code: string; message: string } } };
+}
+
+/** The next status event on a bill's stream that satisfies `until`, and when it came (ms, performance.now). */
+async function streamUntil(h: Harness, bill: CreatedBillView, until: (view: BillView) => boolean, limitMs: number) {
+  const res = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
+  const sse = readSse(res);
+  const timer = setTimeout(() => void sse.cancel(), limitMs);
+  try {
+    for (;;) {
+      const view = await sse.next();
+      if (view === null) return null;
+      if (until(view)) return { view, at: performance.now() };
+    }
+  } finally {
+    clearTimeout(timer);
+    await sse.cancel().catch(() => undefined);
+  }
+}
+
+test("the service's clock 20 min behind: three creates of one order with one ticket make one bill", async (t) => {
+  const h = await startHarness(t, { env: withOrders, hooks: { resolveOrder }, sandbox: { clockOffsetMs: -1_200_000 } });
+  const ticket = await h.ticket('order-1042');
+  const answers = [];
+  for (let i = 0; i < 3; i++) {
+    const { status, json } = await post(h, { orderId: 'order-1042', orderTicket: ticket });
+    assert.equal(status, 201, JSON.stringify(json));
+    answers.push(json.billId);
+    h.clock.advance(60_000);
+  }
+  assert.equal(new Set(answers).size, 1, `bills ${answers.join(', ')}`);
+  assert.equal(h.sandbox.stats().calls.create, 1);
+  assert.equal(h.sandbox.stats().calls.cancel, 0);
+});
+
+test('a Date header 2 h ahead (local time labelled GMT): no bill withdrawn, the countdown right, the disagreement counted', async (t) => {
+  const h = await startHarness(t, { env: production, sandbox: { faults: { dateHeaderOffsetMs: 7_200_000 } } });
+  const { status, res, json: bill } = await post(h, { amount: '12.50' });
+  assert.equal(status, 201);
+  // The widget counts down from X-Service-Time: a quarter of an hour, as the service gives it.
+  const serviceTime = Number(res.headers.get('x-service-time'));
+  assert.ok(Math.abs(bill.expiredOn - serviceTime - 900_000) <= 2000, `countdown ${bill.expiredOn - serviceTime} ms`);
+  assert.equal(h.app.alerts.counts().service_clock_disagrees, 1);
+  const metrics = await h.app.metrics.registry.metrics();
+  assert.match(metrics, /bill_checkout_answer_mismatches_total\{kind="service_clock_disagrees"\} 1/);
+  // Polled past the refresh window, asked again: still pending, never cancelled at the service.
+  for (let i = 0; i < 3; i++) {
+    h.clock.advance(5_000);
+    const read = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
+    assert.equal(read.status, 200);
+    assert.ok(Math.abs(Number(read.headers.get('x-service-time')) - h.sandbox.clock().now) <= 2000);
+    await h.refreshed();
+  }
+  assert.ok(h.requeries(bill.billId) >= 3);
+  assert.equal(h.sandbox.stats().calls.cancel, 0);
+  assert.equal((await h.upstream.requeryBill(bill.billId)).status, 1, 'still payable at the service');
+});
+
+test('expiredOn in seconds: refused, the bill cancelled at the service, a clear 502', async (t) => {
+  const h = await startHarness(t, { env: production, sandbox: { faults: { expiredOnUnit: 's' } } });
+  const { status, json } = await post(h, { amount: '12.50' });
+  assert.equal(status, 502);
+  assert.equal(json.error?.code, 'upstream_invalid_answer');
+  assert.doesNotMatch(json.error!.message, /\d{9}/, 'the message says what happened, not the service\'s numbers');
+  const { lists } = await h.upstream.listBills({});
+  assert.equal(lists.length, 1);
+  assert.equal(lists[0]!.status, 4, 'cancelled at the service');
+  assert.equal(h.sandbox.stats().calls.create, 1, 'not made again');
+});
+
+test('a read replica 1 s behind, default RECONCILE_INTERVAL_MS: paid on the stream within 3 s of the payment, expired within 3 s of the expiry', { timeout: 30_000 }, async (t) => {
+  const h = await startHarness(t, {
+    env: production, realClock: true, start: true,
+    sandbox: { billLifetimeMs: 6_000, faults: { replicaLagMs: 1000 } },
+  });
+  assert.equal(h.config.reconcileIntervalMs, 30_000);
+  const paid = await h.create({ amount: '12.50' });
+  const expiring = await h.create({ amount: '13.50' });
+  const seenPaid = streamUntil(h, paid, (view) => view.outcome === 'paid', 10_000);
+  const seenExpired = streamUntil(h, expiring, (view) => view.outcome === 'expired', 15_000);
+  const paidAt = performance.now();
+  h.sandbox.pay(paid.billId);
+  const shown = await seenPaid;
+  assert.ok(shown, 'the payment reached the stream');
+  assert.ok(shown.at - paidAt < 3000, `paid shown ${Math.round(shown.at - paidAt)} ms after the payment`);
+  // The service's own expiry (its clock is ours here): shown soon after, not at the next reconcile.
+  const expired = await seenExpired;
+  assert.ok(expired, 'the expiry reached the stream');
+  const late = Date.now() - (performance.now() - expired.at) - expiring.expiredOn;
+  assert.ok(late < 3000, `expired shown ${Math.round(late)} ms after the service's expiry`);
+  assert.equal(h.sandbox.stats().calls.cancel, 0);
+});
+
+test('callbacks before the create answer (retried at once): recorded, answered 200, paid shown within 3 s of the create answer, one notice', { timeout: 30_000 }, async (t) => {
+  const notices: BillNotice[] = [];
+  const h = await startHarness(t, {
+    env: production, realClock: true, start: true,
+    hooks: { onFinal: (bill) => void notices.push(bill) },
+    sandbox: { faults: { payOnCreate: true, createAnswerAfterCallback: true, callbackRetryDelayMs: 0 } },
+  });
+  const bill = await h.create({ amount: '12.50' });
+  const answeredAt = performance.now();
+  const attempts = h.sandbox.stats().callbacks.filter((c) => c.billId === bill.billId);
+  assert.deepEqual(attempts.map((a) => a.outcome), ['ok'], 'the first callback was taken');
+  const shown = await streamUntil(h, bill, (view) => view.outcome === 'paid', 10_000);
+  assert.ok(shown, 'the payment reached the stream');
+  assert.ok(shown.at - answeredAt < 3000, `paid shown ${Math.round(shown.at - answeredAt)} ms after the create answer`);
+  while (notices.length === 0) await h.app.noticeWorker.runOnce();
+  await h.app.noticeWorker.runOnce();
+  assert.deepEqual(notices.map((n) => n.billId), [bill.billId]);
+  const metrics = await h.app.metrics.registry.metrics();
+  assert.match(metrics, /bill_checkout_callbacks_total\{result="early"\} 1/);
+});
+
+test('a service whose largest page is 10: the orphan of a lost create is found and voided', async (t) => {
+  const h = await startHarness(t, { env: production, sandbox: { faults: { createLostResponseRate: 1, hangMs: 50, maxPageSize: 10 } } });
+  const { status } = await post(h, { amount: '12.50' });
+  assert.equal(status, 502);
+  const { lists } = await h.upstream.listBills({ paging: { index: 1, size: 10 } });
+  // The first create and the one retry it allows: both made at the service, both withdrawn.
+  assert.equal(lists.length, 2);
+  assert.deepEqual(lists.map((r) => r.status), [4, 4]);
+  const store = (await h.store.listCreating(Number.MAX_SAFE_INTEGER, 10));
+  assert.equal(store.length, 0, 'no create is left unsettled');
+});
+
+test('a create answered with a redirect is settled by reference like an unknown outcome', async (t) => {
+  let redirected = 0;
+  const h = await startHarness(t, {
+    env: production,
+    upstreamHttp: (real) => async (url, request) => {
+      const answer = await real(url, request);
+      if (!url.endsWith('/v1/bill/create') || redirected++ > 0) return answer;
+      await answer.text();
+      // The service made the bill, and a proxy in front of it answered 307.
+      const moved: HttpResponse = {
+        status: 307,
+        headers: { get: (name) => ({ location: 'https://elsewhere.example/v1/bill/create', date: answer.headers.get('date') })[name.toLowerCase()] ?? null },
+        text: async () => '',
+      };
+      return moved;
+    },
+  });
+  const { status, json: bill } = await post(h, { amount: '12.50' });
+  assert.equal(status, 201);
+  const { lists } = await h.upstream.listBills({});
+  assert.equal(lists.length, 2);
+  const orphan = lists.find((r) => r.billId !== bill.billId)!;
+  assert.equal(orphan.status, 4, 'the bill made before the redirect is withdrawn');
+  assert.equal(lists.find((r) => r.billId === bill.billId)!.status, 1);
+});
+
+test("what the service sends is bounded: a 150-character currency in a requery is refused, the stored bill unchanged", async (t) => {
+  const h = await startHarness(t, { env: production });
+  const bill = await h.create({ amount: '12.50' });
+  h.sandbox.setFaults({ lies: { requery: { currency: 'C'.repeat(150) } } });
+  h.clock.advance(5_000);
+  await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
+  await h.refreshed();
+  assert.equal(h.requeries(bill.billId) >= 1, true);
+  const stored = (await h.store.getByBillId(bill.billId))!;
+  assert.equal(stored.currency, 'USD');
+  assert.ok(h.logs.some((line) => line.includes('data.currency') && line.includes('1 to 16 letters or digits')));
+});
+
+for (const database of ['sqlite', 'postgresql'] as const) {
+  test(`ids no bill can have (a NUL byte) answer 404 before any store call, and no outage is reported (${database})`, async (t) => {
+    const options: HarnessOptions = { env: { ...production, ADMIN_TOKEN: 'test-admin-token-0123456789abcdef' } };
+    if (database === 'postgresql') {
+      const { startPg } = await import('./support/pg.js');
+      const pg = await startPg();
+      t.after(() => pg.stop());
+      options.env!.DATABASE_URL = await pg.createDatabase();
+    }
+    const h = await startHarness(t, options);
+    const admin = { Authorization: 'Bearer test-admin-token-0123456789abcdef' };
+    const paths: [string, RequestInit, number][] = [
+      ['/api/bills/%00?token=x', {}, 404],
+      ['/api/bills/a%00b/events?token=x', {}, 404],
+      ['/api/bills/%00/cancel?token=x', { method: 'POST', headers: JSON_TYPE, body: '{}' }, 404],
+      ['/api/hooks/callback/%00/token', { method: 'POST', headers: JSON_TYPE, body: '{}' }, 404],
+      ['/api/hooks/return/%00/token', {}, 404],
+      [`/api/bills/${'x'.repeat(201)}?token=x`, {}, 404],
+      ['/api/admin/bills/%00', { headers: admin }, 404],
+      ['/api/admin/notices?billId=%00', { headers: admin }, 400],
+      ['/api/admin/bills', { method: 'POST', headers: { ...admin, ...JSON_TYPE }, body: JSON.stringify({ filters: [{ name: 'orderId', value: 'a\u0000', matchType: 'equal' }] }) }, 400],
+    ];
+    for (const [path, init, expected] of paths) {
+      const res = await h.request(path, init);
+      assert.equal(res.status, expected, path);
+    }
+    const metrics = await h.app.metrics.registry.metrics();
+    assert.match(metrics, /bill_checkout_callbacks_total\{result="store_unavailable"\} 0/);
+    assert.deepEqual(h.logs.filter((line) => line.includes('"level":"error"')), []);
+  });
+}
+
+test('a validation message names its field once', async (t) => {
+  const h = await startHarness(t, { env: withOrders, hooks: { resolveOrder } });
+  const { status, json } = await post(h, { orderId: '..' });
+  assert.equal(status, 400);
+  assert.equal(json.error?.message.match(/orderId/g)?.length, 1, json.error?.message);
+});
