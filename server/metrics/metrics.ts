@@ -153,7 +153,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   if (budget) {
     new Gauge({
       name: `${PREFIX}upstream_budget_rps`,
-      help: 'Requests per second the budget toward the service grants now (+Inf: no limit set and none learned).',
+      help: 'Requests per second the budget toward the service grants now (without BILL_API_MAX_RPS: learned, from a slow start).',
       registers,
       collect() {
         this.set(budget.state().rps);

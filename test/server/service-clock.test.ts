@@ -43,3 +43,55 @@ test('a service 90 s ahead: the BFF learns it from the answers and stamps X-Serv
   // And the metric says it.
   assert.match((await h.app.metrics.scrape()).text, /bill_checkout_service_clock_offset_seconds (89|90|91)(\.\d+)?\n/);
 });
+
+test("a Date header contradicted by the service's own bills is not believed: the bill's lifetime wins", () => {
+  let now = Date.parse('2026-11-23T12:00:00.000Z');
+  const clock = createServiceClock({ now: () => now });
+  // Local time labelled GMT, two hours ahead.
+  clock.observe(new Date(now + 7_200_000).toUTCString(), now, now);
+  assert.ok(Math.abs(clock.offsetMs() - 7_200_000) <= 1000);
+  const judged = clock.judgeCreated(now + 900_000, now);
+  assert.ok(judged.valid);
+  assert.deepEqual([judged.disagreed, judged.lifetimeMs, judged.expiresLocalAt], [true, 900_000, now + 900_000]);
+  // From then on the estimate is the local clock, whatever the headers keep saying.
+  clock.observe(new Date(now + 7_200_000).toUTCString(), now, now);
+  assert.equal(clock.offsetMs(), 0);
+  assert.ok(Math.abs(clock.headerOffsetMs() - 7_200_000) <= 1000, 'what the headers say is kept, for the metrics');
+  now += 1000;
+  assert.equal(clock.now(), now);
+});
+
+test("a Date header behind is contradicted by a record's dateTime (a status update the service has had)", () => {
+  const now = Date.parse('2026-11-23T12:00:00.000Z');
+  const clock = createServiceClock({ now: () => now });
+  clock.observe(new Date(now - 7_200_000).toUTCString(), now, now);
+  assert.ok(clock.offsetMs() < -7_000_000);
+  clock.observeRecord(now - 300, now);
+  assert.equal(clock.offsetMs(), 0);
+});
+
+test('a service whose clock really is 20 min behind: headers, bills and records agree, and its estimate stands', () => {
+  const now = Date.parse('2026-11-23T12:00:00.000Z');
+  const service = now - 1_200_000;
+  const clock = createServiceClock({ now: () => now });
+  clock.observe(new Date(service).toUTCString(), now, now);
+  const judged = clock.judgeCreated(service + 900_000, now);
+  assert.ok(judged.valid);
+  assert.equal(judged.disagreed, false);
+  clock.observeRecord(service, now);
+  assert.ok(Math.abs(clock.offsetMs() + 1_200_000) <= 1000);
+  // Expired by our clock, a quarter of an hour to go by the service's: the bill's.
+  assert.ok(Math.abs(judged.expiresLocalAt - (now + 900_000)) <= 1000);
+});
+
+test('an expiredOn no bill can have: not positive, in seconds, already past on every clock, more than a year ahead', () => {
+  const now = Date.parse('2026-11-23T12:00:00.000Z');
+  const clock = createServiceClock({ now: () => now });
+  for (const [expiredOn, reason] of [[-5, /positive/], [0, /positive/], [Math.floor(now / 1000) + 900, /seconds/], [now - 1, /at or before/], [now + 400 * 86_400_000, /year/]] as const) {
+    const judged = clock.judgeCreated(expiredOn, now);
+    assert.equal(judged.valid, false, String(expiredOn));
+    if (!judged.valid) assert.match(judged.reason, reason);
+  }
+  // None of them moved the estimate.
+  assert.equal(clock.offsetMs(), 0);
+});
