@@ -332,10 +332,11 @@ export function createPostgresStore(connectionString: string, options: PostgresS
           throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${held.rows[0].merchant_reference}, not ${ref}`);
         }
         const { rows } = await c.query(
-          `UPDATE bills SET bill_id = $1, bill_url = $2, amount = $3, currency = $4, require_gc_amount = $5,
-             expired_on = $6, expires_local_at = $7, create_state = 'created', updated_at = $8
-           WHERE merchant_reference = $9 RETURNING *`,
-          [created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
+          // The amount stays the text we asked for: the answer's equals it as a decimal (answer-check.ts).
+          `UPDATE bills SET bill_id = $1, bill_url = $2, currency = $3, require_gc_amount = $4,
+             expired_on = $5, expires_local_at = $6, create_state = 'created', updated_at = $7
+           WHERE merchant_reference = $8 RETURNING *`,
+          [created.billId, created.billUrl, created.currency, created.requireGCAmount,
             created.expiredOn, created.expiresLocalAt, at, ref],
         );
         await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [ref, at]);

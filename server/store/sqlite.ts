@@ -161,10 +161,11 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     const holder = q('SELECT merchant_reference FROM bills WHERE bill_id = ?').get(created.billId) as
       Pick<BillRow, 'merchant_reference'> | undefined;
     if (holder) throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${holder.merchant_reference}, not ${ref}`);
-    q(`UPDATE bills SET bill_id = ?, bill_url = ?, amount = ?, currency = ?, require_gc_amount = ?,
+    // The amount stays the text we asked for: the answer's equals it as a decimal (answer-check.ts).
+    q(`UPDATE bills SET bill_id = ?, bill_url = ?, currency = ?, require_gc_amount = ?,
          expired_on = ?, expires_local_at = ?, create_state = 'created', updated_at = ?
        WHERE merchant_reference = ?`).run(
-      created.billId, created.billUrl, created.billAmount, created.currency, created.requireGCAmount,
+      created.billId, created.billUrl, created.currency, created.requireGCAmount,
       created.expiredOn, created.expiresLocalAt, at, ref,
     );
     q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(ref, at);

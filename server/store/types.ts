@@ -19,7 +19,7 @@ export interface StoredBill {
   billId: string | null;
   orderId: string | null;
   idempotencyKey: string | null;
-  /** Exact decimal text: what we asked the service for, then what it answered (the same, or the create was refused). */
+  /** Exact decimal text: what we asked the service for, as the merchant wrote it (its answer equals it as a decimal, or the create was refused). */
   amount: string;
   /** The order's amount as the merchant resolved it (decimal text); null for a bill without an order. */
   orderAmount: string | null;

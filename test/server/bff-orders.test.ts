@@ -57,7 +57,7 @@ test('hijack: a third party with the order id and no or a wrong ticket gets 403 
   const orders = shop({ 'order-1042': '42.00', 'order-7': '7.00' });
   const h = await startHarness(t, { env: withTickets, hooks: { resolveOrder: orders.resolveOrder } });
   const customer = await h.create({ orderId: 'order-1042', orderTicket: await h.ticket('order-1042') });
-  assert.equal(customer.billAmount, '42');
+  assert.equal(customer.billAmount, '42.00');
   assert.equal(orders.asked.length, 1);
 
   const stolen = customer.token;
@@ -141,7 +141,7 @@ test('an open bill is reused only while the order amount holds; otherwise it is 
   orders.prices['order-9'] = '250.00';
   const b = await h.create({ orderId: 'order-9', orderTicket: ticket });
   assert.notEqual(b.billId, a.billId);
-  assert.equal(b.billAmount, '250');
+  assert.equal(b.billAmount, '250.00');
   assert.equal((await h.upstream.requeryBill(a.billId)).statusName, 'Cancelled');
   assert.equal((await h.store.getByBillId(a.billId))!.outcome, 'cancelled');
   const old = await h.request(`/api/bills/${a.billId}?token=${a.token}`);
@@ -172,9 +172,9 @@ test('a late payment of a replaced bill is marked duplicatePayment in its notice
   await h.app.noticeWorker.runOnce();
   const byBill = new Map(notices.map((n) => [n.billId, n]));
   assert.equal(byBill.get(b.billId)!.duplicatePayment, false);
-  assert.equal(byBill.get(b.billId)!.orderAmount, '12');
+  assert.equal(byBill.get(b.billId)!.orderAmount, '12.00');
   assert.equal(byBill.get(a.billId)!.duplicatePayment, true);
-  assert.equal(byBill.get(a.billId)!.orderAmount, '10');
+  assert.equal(byBill.get(a.billId)!.orderAmount, '10.00');
   for (const n of notices) {
     assert.equal(n.orderId, 'order-3');
     assert.equal(n.outcome, 'paid');
@@ -194,8 +194,8 @@ test('a late payment of a replaced bill is marked duplicatePayment in its notice
     const { outcome, notified, orderId, orderAmount, duplicatePayment } = rows.get(billId) ?? {};
     return { outcome, notified, orderId, orderAmount, duplicatePayment };
   };
-  assert.deepEqual(shown(a.billId), { outcome: 'paid', notified: true, orderId: 'order-3', orderAmount: '10', duplicatePayment: true });
-  assert.deepEqual(shown(b.billId), { outcome: 'paid', notified: true, orderId: 'order-3', orderAmount: '12', duplicatePayment: false });
+  assert.deepEqual(shown(a.billId), { outcome: 'paid', notified: true, orderId: 'order-3', orderAmount: '10.00', duplicatePayment: true });
+  assert.deepEqual(shown(b.billId), { outcome: 'paid', notified: true, orderId: 'order-3', orderAmount: '12.00', duplicatePayment: false });
 });
 
 test('notices tell the order: the webhook body carries orderId, orderAmount, and livemode false on the embedded sandbox', async (t) => {
@@ -223,7 +223,7 @@ test('notices tell the order: the webhook body carries orderId, orderAmount, and
   assert.equal(notice!.livemode, false);
   assert.deepEqual(
     { orderId: notice!.data.orderId, orderAmount: notice!.data.orderAmount, livemode: notice!.data.livemode, duplicatePayment: notice!.data.duplicatePayment },
-    { orderId: 'demo-mug-1', orderAmount: '12.5', livemode: false, duplicatePayment: false },
+    { orderId: 'demo-mug-1', orderAmount: '12.50', livemode: false, duplicatePayment: false },
   );
   assert.equal(notice!.data.billId, bill.billId);
   assert.equal(notice!.data.outcome, 'paid');

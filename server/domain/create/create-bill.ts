@@ -1,6 +1,8 @@
 import type { Alerts } from '../alerts.js';
 import type { Config } from '../../config.js';
+import { z } from 'zod';
 import { compareDecimal, toDecimal } from '../../../contract/decimal.js';
+import { issueMessage } from '../issue-message.js';
 import type { Logger } from '../../log.js';
 import { toBillView } from '../bill-view.js';
 import { CheckoutError, serviceBusy } from '../errors.js';
@@ -60,18 +62,32 @@ const unavailable = () => new CheckoutError('upstream', 'upstream_unavailable', 
 const ticketInvalid = () =>
   new CheckoutError('forbidden', 'order_ticket_invalid', "This order needs a valid, unexpired order ticket from the merchant's server (orderTicket).");
 
-/** Positive decimal text, or null. Strings must be plain digits (no exponent to blow up). */
+/** Decimal text as a JSON number writes it (no leading zero): kept exactly as given, trailing zeros too. */
+const AS_GIVEN = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+
+/**
+ * Positive decimal text, or null. Strings must be plain digits (no exponent to blow up), and are
+ * kept as the merchant wrote them ("12.50" stays "12.50": merchants reconcile by the text); a
+ * JSON number becomes its shortest text.
+ */
 function positiveAmount(value: string | number): string | null {
-  if (typeof value === 'number' ? !Number.isFinite(value) : !PLAIN_AMOUNT.test(value.trim())) return null;
+  const text = typeof value === 'string' ? value.trim() : null;
+  if (text === null ? !Number.isFinite(value) : !PLAIN_AMOUNT.test(text)) return null;
   let amount: string;
   try {
-    amount = toDecimal(value);
+    amount = text !== null && AS_GIVEN.test(text) ? text : toDecimal(value);
   } catch {
     // A JSON number like 5e-324 has more decimal places than a decimal amount may.
     return null;
   }
   return compareDecimal(amount, '0') > 0 ? amount : null;
 }
+
+/** What a resolveOrder hook (or ORDER_LOOKUP_URL) must answer for an order it knows. */
+const orderAnswer = z.object({
+  amount: z.union([z.string(), z.number()]),
+  currency: z.string().regex(/^[A-Za-z0-9]{1,16}$/, 'a currency code of 1 to 16 letters or digits').optional(),
+});
 
 /** The holder of `Idempotency-Key: K` whose create outcome was unknown hands on to the bill under this key. */
 const retryKey = (key: string) => `${key} retry`;
@@ -88,6 +104,8 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
   const { config, upstream, store, resolveOrder, refresh, followUps, alerts, time, log } = options;
   const now = time.now;
   const creatingPolls = options.creatingPolls ?? 120;
+  /** Who answers for orders, as the merchant configured it: named in what the log says of its answers. */
+  const orderSource = options.hookResolvesOrders ? 'the resolveOrder hook' : 'ORDER_LOOKUP_URL';
   /** Creates running in this process, by idempotency key: a concurrent repeat waits for the first. */
   const byKey = new Map<string, { request: CreateRequest; run: Promise<CreateResult> }>();
   /** merchantReferences whose create call is running here: the reconciler leaves them alone. */
@@ -117,13 +135,23 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
   }
 
   async function lookUp(request: CreateRequest & { orderId: string }): Promise<OrderAmount | null> {
+    let answer: unknown;
     try {
-      return await resolveOrder!(request.orderId, { request: request.request });
+      answer = await resolveOrder!(request.orderId, { request: request.request });
     } catch (error) {
       if (error instanceof CheckoutError) throw error;
       log.error('resolveOrder failed', { orderId: request.orderId, error });
       throw new CheckoutError('upstream', 'order_lookup_failed', 'The order could not be looked up.');
     }
+    if (answer === null) return null;
+    const parsed = orderAnswer.safeParse(answer);
+    if (!parsed.success) {
+      // The merchant's own code answered something else: said plainly in the log, for the merchant to fix.
+      log.error(`${orderSource} answered ${answer === undefined ? 'undefined' : 'an object that is no order'} for order ${JSON.stringify(request.orderId)}: ` +
+        `return {amount: decimal text such as "12.50", currency?} for an order, or null when there is no such order (${issueMessage(parsed.error)})`, { orderId: request.orderId });
+      throw new CheckoutError('upstream', 'order_lookup_invalid', "The merchant's order lookup did not answer an order; the merchant has been told.");
+    }
+    return parsed.data;
   }
 
   async function resolveAmount(request: CreateRequest): Promise<Resolved> {
@@ -131,7 +159,10 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       const order = await lookUp({ ...request, orderId: request.orderId });
       if (!order) throw new CheckoutError('not_found', 'order_not_found', 'No such order.');
       const amount = positiveAmount(order.amount);
-      if (amount === null) throw new CheckoutError('upstream', 'order_lookup_failed', "The order's amount is not a positive decimal.");
+      if (amount === null) {
+        log.error(`${orderSource} answered an amount that is not a positive decimal for order ${JSON.stringify(request.orderId)}: return {amount: decimal text such as "12.50", currency?}`, { orderId: request.orderId });
+        throw new CheckoutError('upstream', 'order_lookup_invalid', "The merchant's order lookup did not answer an order; the merchant has been told.");
+      }
       const currency = order.currency ?? null;
       return { amount, currency: currency ?? config.currency, order: { amount, currency } };
     }

@@ -43,10 +43,7 @@ export function orderLookup({ url, fetch, timeoutMs = 5_000 }: OrderLookupOption
     if (typeof body !== 'object' || body === null) {
       throw new CheckoutError('upstream', 'order_lookup_failed', 'The order could not be looked up.');
     }
-    const { amount, currency } = body as { amount?: unknown; currency?: unknown };
-    if (typeof amount !== 'number' && typeof amount !== 'string') {
-      throw new CheckoutError('upstream', 'order_lookup_failed', 'The order lookup answered no amount.');
-    }
-    return typeof currency === 'string' ? { amount, currency } : { amount };
+    // Checked by the create like any resolveOrder answer (amount, currency).
+    return body as OrderAmount;
   };
 }
