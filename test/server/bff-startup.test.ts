@@ -1,9 +1,13 @@
 // What the BFF refuses to start with, and what `npm start` on the embedded sandbox serves (issue 13):
 // short secrets, an order lookup without tickets, production on the sandbox, passwords in URLs.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
@@ -144,4 +148,33 @@ test('a sandbox without controls has no /_control routes', async () => {
   const open = createSandbox({ sweepIntervalMs: 0 });
   assert.equal((await open.app.request('/_control/stats')).status, 200);
   open.close();
+});
+
+test('SIGTERM to `npm start` stops the server: npm passes no signal on, the server sees its npm go and closes', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  // --ignore-scripts: the server from its sources (no prestart build); the same start script.
+  const npm = spawn('npm', ['start', '--ignore-scripts'], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), DATABASE_URL: `file:${join(dir, 'db.sqlite')}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('listening on')) resolve();
+    };
+    npm.stdout!.on('data', onData);
+    npm.stderr!.on('data', onData);
+    npm.once('exit', () => reject(new Error(`npm start exited before listening:\n${output}`)));
+  });
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  // The server holds npm's output pipes: they close when the last of the two processes has exited.
+  const closed = Promise.all([once(npm.stdout!, 'close'), once(npm.stderr!, 'close')]);
+  npm.kill('SIGTERM');
+  await closed;
+  assert.match(output, /"msg":"stopping","signal":"SIGTERM"/);
+  assert.equal(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'up', () => 'gone'), 'gone');
 });
