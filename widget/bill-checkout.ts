@@ -4,7 +4,7 @@ import { BffClient, BffError, isBillView, retryable, type BillRef, type Transpor
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
-import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent, BillTicketExpiredEvent } from './events.js';
 import { formatAmount } from '../contract/decimal.js';
 import { formatDuration } from './format.js';
 import { icons } from './icons.js';
@@ -24,7 +24,7 @@ type FinalOutcome = Exclude<Outcome, 'pending'>;
  * render method each:
  * - `idle`: nothing to show (no order, amount or bill to start from);
  * - `loading`: creating or reading the bill, and saying so while the BFF is unreachable;
- * - `problem`: no bill, and retrying will not bring one (the create refused, the bill unknown);
+ * - `problem`: no bill, and retrying will not bring one (the create or its ticket refused, the bill unknown);
  * - `pending`: the bill to pay: QR code or pay button, countdown, copy, toggle, cancel;
  * - `checking`: the countdown ended before a final status: asking the BFF, never "expired";
  * - `final`: the bill's outcome.
@@ -52,6 +52,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @fires {BillStatusEvent} bill-status - the bill's status changed (the first view included); `detail` is the BillView.
  * @fires {BillFinalEvent} bill-final - the bill reached a final status, exactly once per bill; `detail` is the BillView.
  * @fires {BillErrorEvent} bill-error - something failed; `detail` is the Error. The element shows it and retries where it can.
+ * @fires {BillTicketExpiredEvent} bill-ticket-expired - the BFF refused `order-ticket` (expired, or not the order's); `detail` is `{orderId}`. The element asks the customer to reload the page; set a new `orderTicket` instead and it starts again with it.
  *
  * With `native-bridge` (or `parent-origin`), created, status and final are also posted to the host
  * app (or the framing page) as `{type: "bill-checkout", version: 1, event, bill}`: a hint, which
@@ -79,6 +80,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart heading - The heading of a final state.
  * @csspart start-again-button - Creates a new bill after a failed, cancelled or expired one.
  * @csspart retry-button - Tries to create the bill again after a refusal.
+ * @csspart reload-button - Reloads the page after the BFF refused the order ticket.
  *
  * @cssprop --bill-checkout-background - Card background (default: the system's Canvas color).
  * @cssprop --bill-checkout-color - Text color (default: CanvasText). Light and dark follow `color-scheme`.
@@ -352,6 +354,7 @@ export class BillCheckout extends LitElement {
     this._problem = problem;
     this._announcement = this.#text[problem];
     this.#emitError(error);
+    if (problem === 'ticketExpired') this.dispatchEvent(new BillTicketExpiredEvent(this.orderId!));
   }
 
   #emitError(error: unknown): void {
@@ -435,11 +438,14 @@ export class BillCheckout extends LitElement {
 
   #problem(problem: Exclude<Problem, 'unreachable'>, s: Strings): TemplateResult {
     return html`<div part="base">
-        ${icon('failed')}
+        ${icon(problem === 'ticketExpired' ? 'expired' : 'failed')}
         <p part="status" class="strong" tabindex="-1" data-focus>${s[problem]}</p>
         ${problem === 'createFailed'
           ? html`<button part="retry-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
-          : nothing}
+          : problem === 'ticketExpired'
+            // The page's server mints a new ticket; a page that sets one itself restarts the element (willUpdate).
+            ? html`<button part="reload-button" class="primary" @click=${() => location.reload()}>${s.reload}</button>`
+            : nothing}
       </div>`;
   }
 
