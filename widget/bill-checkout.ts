@@ -4,7 +4,7 @@ import { BffClient, BffError, isBillView, retryable, type BillRef, type Transpor
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
-import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent, BillTicketExpiredEvent } from './events.js';
 import { formatAmount } from '../contract/decimal.js';
 import { formatDuration } from './format.js';
 import { icons } from './icons.js';
@@ -18,6 +18,22 @@ import { en, languageOf, loadStrings, stringsFor, type Strings } from './strings
 import { styles } from './styles.js';
 
 type FinalOutcome = Exclude<Outcome, 'pending'>;
+
+/**
+ * What the element shows, one screen at a time, decided in one place (`#screen`) and drawn by one
+ * render method each:
+ * - `idle`: nothing to show (no order, amount or bill to start from);
+ * - `loading`: creating or reading the bill, and saying so while the BFF is unreachable;
+ * - `problem`: no bill, and retrying will not bring one (the create or its ticket refused, the bill unknown);
+ * - `pending`: the bill to pay: QR code or pay button, countdown, copy, toggle, cancel;
+ * - `checking`: the countdown ended before a final status: asking the BFF, never "expired";
+ * - `final`: the bill's outcome.
+ */
+type Screen =
+  | { _name: 'idle' | 'loading' }
+  | { _name: 'problem'; _problem: Exclude<Problem, 'unreachable'> }
+  | { _name: 'pending'; _bill: BillView; _left: number }
+  | { _name: 'checking' | 'final'; _bill: BillView };
 
 let bridge: Promise<typeof import('./native-bridge.js')> | undefined;
 
@@ -36,6 +52,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @fires {BillStatusEvent} bill-status - the bill's status changed (the first view included); `detail` is the BillView.
  * @fires {BillFinalEvent} bill-final - the bill reached a final status, exactly once per bill; `detail` is the BillView.
  * @fires {BillErrorEvent} bill-error - something failed; `detail` is the Error. The element shows it and retries where it can.
+ * @fires {BillTicketExpiredEvent} bill-ticket-expired - the BFF refused `order-ticket` (expired, or not the order's); `detail` is `{orderId}`. The element asks the customer to reload the page; set a new `orderTicket` instead and it starts again with it.
  *
  * With `native-bridge` (or `parent-origin`), created, status and final are also posted to the host
  * app (or the framing page) as `{type: "bill-checkout", version: 1, event, bill}`: a hint, which
@@ -63,6 +80,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart heading - The heading of a final state.
  * @csspart start-again-button - Creates a new bill after a failed, cancelled or expired one.
  * @csspart retry-button - Tries to create the bill again after a refusal.
+ * @csspart reload-button - Reloads the page after the BFF refused the order ticket.
  *
  * @cssprop --bill-checkout-background - Card background (default: the system's Canvas color).
  * @cssprop --bill-checkout-color - Text color (default: CanvasText). Light and dark follow `color-scheme`.
@@ -336,6 +354,7 @@ export class BillCheckout extends LitElement {
     this._problem = problem;
     this._announcement = this.#text[problem];
     this.#emitError(error);
+    if (problem === 'ticketExpired') this.dispatchEvent(new BillTicketExpiredEvent(this.orderId!));
   }
 
   #emitError(error: unknown): void {
@@ -381,26 +400,99 @@ export class BillCheckout extends LitElement {
     return html`<div lang=${languageOf(this.#locale)}>${stringsFor(this.#locale) ? this.#body(this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
   }
 
-  #body(s: Strings): TemplateResult | typeof nothing {
+  /** What the element shows now; the one place that decides it. */
+  get #screen(): Screen {
     const { _bill: bill, _problem: problem } = this;
-    if (problem === 'createFailed' || problem === 'notFound') {
-      return html`<div part="base">
-        ${icon('failed')}
+    // `unreachable` is no screen of its own: the loading one, while the call is retried.
+    if (problem && problem !== 'unreachable') return { _name: 'problem', _problem: problem };
+    if (!bill) return { _name: (this.billId && this.token) || this.orderId || this.amount ? 'loading' : 'idle' };
+    if (bill.isFinal) return { _name: 'final', _bill: bill };
+    const left = this.#countdown._remaining;
+    return left > 0 ? { _name: 'pending', _bill: bill, _left: left } : { _name: 'checking', _bill: bill };
+  }
+
+  #body(s: Strings): TemplateResult | typeof nothing {
+    const screen = this.#screen;
+    switch (screen._name) {
+      case 'idle':
+        return nothing;
+      case 'loading':
+        return this.#loading(s);
+      case 'problem':
+        return this.#problem(screen._problem, s);
+      case 'pending':
+        return this.#pending(screen._bill, screen._left, s);
+      case 'checking':
+        return this.#checking(screen._bill, s);
+      case 'final':
+        return this.#final(screen._bill, s);
+    }
+  }
+
+  #loading(s: Strings): TemplateResult {
+    const retrying = this._problem === 'unreachable';
+    return html`<div part="base">
+        <p part="status" class=${retrying ? 'strong' : ''}>${retrying ? s.unreachable : s.loading}</p>
+      </div>`;
+  }
+
+  #problem(problem: Exclude<Problem, 'unreachable'>, s: Strings): TemplateResult {
+    return html`<div part="base">
+        ${icon(problem === 'ticketExpired' ? 'expired' : 'failed')}
         <p part="status" class="strong" tabindex="-1" data-focus>${s[problem]}</p>
         ${problem === 'createFailed'
           ? html`<button part="retry-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
+          : problem === 'ticketExpired'
+            // The page's server mints a new ticket; a page that sets one itself restarts the element (willUpdate).
+            ? html`<button part="reload-button" class="primary" @click=${() => location.reload()}>${s.reload}</button>`
+            : nothing}
+      </div>`;
+  }
+
+  #pending(bill: BillView, left: number, s: Strings): TemplateResult {
+    const url = this.#url(bill);
+    const showing = this.#showing;
+    return html`<div part="base">
+      ${this.#summary(bill, s)}
+      ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
+      ${this.#payment(url, showing, s)}
+      <p part="status">${s.waiting}</p>
+      ${this.#reconnecting(s)}
+      ${url === null
+        ? nothing
+        : html`<button part="toggle-button" @click=${() => (this._chosenView = showing === 'button' ? 'qr' : 'button')}>
+            ${showing === 'button' ? s.showQr : s.showButton}
+          </button>`}
+      ${this.cancellable ? this.#cancelControls(s) : nothing}
+    </div>`;
+  }
+
+  #checking(bill: BillView, s: Strings): TemplateResult {
+    return html`<div part="base">
+        ${this.#summary(bill, s)} ${icon('expired')}
+        <p part="status" class="strong">${s.checking}</p>
+        ${this.#reconnecting(s)}
+      </div>`;
+  }
+
+  #final(bill: BillView, s: Strings): TemplateResult {
+    const outcome = finalOutcome(bill);
+    return html`<div part="base">
+        ${icon(outcome)}
+        <h2 part="heading" tabindex="-1" data-focus>${s[outcome]}</h2>
+        ${this.#summary(bill, s)}
+        <slot name=${outcome}></slot>
+        ${outcome !== 'paid' && !(this.billId && this.token) && (this.orderId || this.amount)
+          ? html`<button part="start-again-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
           : nothing}
       </div>`;
-    }
-    if (!bill) {
-      if (!(this.billId && this.token) && !this.orderId && !this.amount) return nothing;
-      return html`<div part="base">
-        <p part="status" class=${problem ? 'strong' : ''}>${problem ? s.unreachable : s.loading}</p>
-      </div>`;
-    }
+  }
+
+  /** The amounts and the reference, on the pending, checking and final screens. */
+  #summary(bill: BillView, s: Strings): TemplateResult {
     const unit = this.goldUnit ?? s.goldUnit;
     const shown = this.#display?.locale === this.#locale ? this.#display : null;
-    const summary = html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
+    return html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
       <p part="amount">${shown?.billAmount ?? formatAmount(bill.billAmount, this.#locale, bill.currency)}</p>
       ${bill.requireGCAmount === null
         ? nothing
@@ -408,66 +500,38 @@ export class BillCheckout extends LitElement {
       ${bill.merchantReference
         ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
         : nothing}`;
-    if (bill.isFinal) {
-      const outcome = finalOutcome(bill);
-      return html`<div part="base">
-        ${icon(outcome)}
-        <h2 part="heading" tabindex="-1" data-focus>${s[outcome]}</h2>
-        ${summary}
-        <slot name=${outcome}></slot>
-        ${outcome !== 'paid' && !(this.billId && this.token) && (this.orderId || this.amount)
-          ? html`<button part="start-again-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
-          : nothing}
-      </div>`;
-    }
-    const left = this.#countdown._remaining;
-    const reconnecting = this._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing;
-    if (left <= 0) {
-      return html`<div part="base">
-        ${summary} ${icon('expired')}
-        <p part="status" class="strong">${s.checking}</p>
-        ${reconnecting}
-      </div>`;
-    }
-    const url = this.#url(bill);
-    const showing = this.#showing;
+  }
+
+  #reconnecting(s: Strings): TemplateResult | typeof nothing {
+    return this._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing;
+  }
+
+  /** The QR code or the pay button, and the copy button; or why the bill URL is not shown. */
+  #payment(url: string | null, showing: 'qr' | 'button', s: Strings): TemplateResult {
+    if (url === null) return html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
     let payment;
-    if (url === null) {
-      payment = html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
+    if (showing === 'button') {
+      payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
     } else {
-      if (showing === 'button') {
-        payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
-      } else {
-        this.#encode(url);
-        const { size, d } = this.#qrCache!._qr;
-        payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
-            shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
-          <p class="muted">${s.scan}</p>`;
-      }
-      // In both views: in-app browsers that block handing the link to an app leave copying it.
-      payment = html`${payment}<button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
+      this.#encode(url);
+      const { size, d } = this.#qrCache!._qr;
+      payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
+          shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
+        <p class="muted">${s.scan}</p>`;
     }
-    return html`<div part="base">
-      ${summary}
-      ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
-      ${payment}
-      <p part="status">${s.waiting}</p>
-      ${reconnecting}
-      ${url === null
-        ? nothing
-        : html`<button part="toggle-button" @click=${() => (this._chosenView = showing === 'button' ? 'qr' : 'button')}>
-            ${showing === 'button' ? s.showQr : s.showButton}
-          </button>`}
-      ${!this.cancellable
-        ? nothing
-        : this._confirming
-          ? html`<p id="ask" class="strong">${s.cancelAsk}</p>
-            <div part="cancel-confirm" role="group" aria-labelledby="ask">
-              <button @click=${this.#cancel}>${s.yes}</button>
-              <button data-focus @click=${() => (this._confirming = false)}>${s.no}</button>
-            </div>`
-          : html`<button part="cancel-button" data-focus @click=${() => (this._confirming = true)}>${s.cancel}</button>`}
-    </div>`;
+    // In both views: in-app browsers that block handing the link to an app leave copying it.
+    return html`${payment}<button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
+  }
+
+  /** The cancel button, or the question it asks first. */
+  #cancelControls(s: Strings): TemplateResult {
+    return this._confirming
+      ? html`<p id="ask" class="strong">${s.cancelAsk}</p>
+        <div part="cancel-confirm" role="group" aria-labelledby="ask">
+          <button @click=${this.#cancel}>${s.yes}</button>
+          <button data-focus @click=${() => (this._confirming = false)}>${s.no}</button>
+        </div>`
+      : html`<button part="cancel-button" data-focus @click=${() => (this._confirming = true)}>${s.cancel}</button>`;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
 import { BillCheckout } from './bill-checkout.js';
-import type { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent } from './events.js';
+import type { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent, BillTicketExpiredEvent } from './events.js';
 import { nextTask } from './next-task.js';
 import type { Strings } from './strings.js';
 
@@ -33,6 +33,7 @@ export interface BillCheckoutJsxProps extends DetailedHTMLProps<HTMLAttributes<B
   'onbill-status'?: (event: BillStatusEvent) => void;
   'onbill-final'?: (event: BillFinalEvent) => void;
   'onbill-error'?: (event: BillErrorEvent) => void;
+  'onbill-ticket-expired'?: (event: BillTicketExpiredEvent) => void;
 }
 
 declare global {

@@ -35,11 +35,22 @@ export class BillErrorEvent extends BillEvent<Error> {
   }
 }
 
+/**
+ * `bill-ticket-expired`: the BFF refused the order ticket (403 `order_ticket_invalid`: expired, or
+ * not this order's). Set a new `orderTicket` on the element and it starts again with it.
+ */
+export class BillTicketExpiredEvent extends BillEvent<{ orderId: string }> {
+  constructor(orderId: string) {
+    super('bill-ticket-expired', { orderId });
+  }
+}
+
 declare global {
   interface GlobalEventHandlersEventMap {
     'bill-created': BillCreatedEvent;
     'bill-status': BillStatusEvent;
     'bill-final': BillFinalEvent;
     'bill-error': BillErrorEvent;
+    'bill-ticket-expired': BillTicketExpiredEvent;
   }
 }

@@ -34,6 +34,8 @@ export const en = {
   unsafeUrl: 'This payment link is not safe.',
   notFound: 'Bill not found.',
   createFailed: 'Could not create the bill.',
+  ticketExpired: 'This checkout has expired. Reload the page to start again.',
+  reload: 'Reload page',
 };
 
 /** The strings object; the `strings` property takes a Partial of it. */

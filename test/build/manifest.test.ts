@@ -60,5 +60,5 @@ test('custom-elements.json is valid, refers only to modules it lists, and descri
   const attributes = element.attributes?.map((a) => a.name) ?? [];
   for (const name of ['order-id', 'order-ticket', 'mode', 'cancellable', 'native-bridge', 'parent-origin', 'gold-unit']) assert.ok(attributes.includes(name), `attribute ${name} in ${attributes.join(', ')}`);
   assert.ok(!attributes.some((name) => name.startsWith('_')), 'no private state among the attributes');
-  assert.deepEqual(element.events?.map((e) => e.name).sort(), ['bill-created', 'bill-error', 'bill-final', 'bill-status']);
+  assert.deepEqual(element.events?.map((e) => e.name).sort(), ['bill-created', 'bill-error', 'bill-final', 'bill-status', 'bill-ticket-expired']);
 });

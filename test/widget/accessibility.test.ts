@@ -89,6 +89,13 @@ for (const scheme of schemes) {
       expect(has(bad, 'error')).to.equal(true);
       await noViolations(h, bad, 'unsafe URL');
     });
+
+    it('has no axe violations when the order ticket expired', async () => {
+      h.bff.override = () => ({ status: 403, body: { error: { code: 'order_ticket_invalid', message: 'expired' } } });
+      const el = await h.mount({ 'order-id': 'o', 'order-ticket': '1700000000000.old' });
+      expect(has(el, 'reload-button')).to.equal(true);
+      await noViolations(h, el, 'ticket expired');
+    });
   });
 }
 

@@ -16,8 +16,8 @@ const locales: [string, Strings][] = [
 ];
 
 type Key = keyof Strings;
-type State = 'pending QR' | 'pending button' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'createFailed' | 'notFound';
-const states: State[] = ['pending QR', 'pending button', 'paid', 'failed', 'cancelled', 'expired', 'createFailed', 'notFound'];
+type State = 'pending QR' | 'pending button' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'createFailed' | 'ticketExpired' | 'notFound';
+const states: State[] = ['pending QR', 'pending button', 'paid', 'failed', 'cancelled', 'expired', 'createFailed', 'ticketExpired', 'notFound'];
 
 /** The label above the amount. */
 function amountLabel(el: BillCheckout): string {
@@ -28,6 +28,9 @@ function amountLabel(el: BillCheckout): string {
 async function show(h: Harness, state: State, locale: string): Promise<BillCheckout> {
   if (state === 'createFailed') {
     h.bff.override = () => ({ status: 422, body: { error: { code: 'amount_out_of_range', message: 'Too much' } } });
+  }
+  if (state === 'ticketExpired') {
+    h.bff.override = () => ({ status: 403, body: { error: { code: 'order_ticket_invalid', message: 'Expired' } } });
   }
   const attributes: Record<string, string | boolean> = state === 'notFound'
     ? { 'bill-id': 'nope', token: 'x', locale }
@@ -73,10 +76,11 @@ describe('bill-checkout languages', () => {
             expectText('pay', text(el, 'pay-button'));
             expectText('showQr', text(el, 'toggle-button'));
           }
-        } else if (state === 'createFailed' || state === 'notFound') {
+        } else if (state === 'createFailed' || state === 'ticketExpired' || state === 'notFound') {
           expectText(state, text(el, 'status'));
           expectText(state, announced(el));
           if (state === 'createFailed') expectText('startAgain', text(el, 'retry-button'));
+          if (state === 'ticketExpired') expectText('reload', text(el, 'reload-button'));
         } else {
           expectText(state, text(el, 'heading'));
           expectText(state, announced(el));

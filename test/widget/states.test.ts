@@ -53,7 +53,7 @@ describe('bill-checkout states', () => {
       : undefined;
     const late = await h.mount({ 'order-id': 'order-2', 'order-ticket': '' });
     expect(posts().at(-1)!.body).to.deep.equal({ orderId: 'order-2' });
-    expect(has(late, 'retry-button')).to.equal(true);
+    expect(has(late, 'reload-button')).to.equal(true);
     late.setAttribute('order-ticket', '1900000000000.late');
     await h.settle();
     expect(posts().at(-1)!.body).to.deep.equal({ orderId: 'order-2', orderTicket: '1900000000000.late' });

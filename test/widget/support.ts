@@ -168,7 +168,7 @@ export interface Harness {
   restore(): void;
 }
 
-const eventNames = ['bill-created', 'bill-status', 'bill-final', 'bill-error'] as const;
+const eventNames = ['bill-created', 'bill-status', 'bill-final', 'bill-error', 'bill-ticket-expired'] as const;
 
 /** Fake timers, a fake BFF, a fake EventSource and a container; `restore()` undoes all. */
 export function harness(): Harness {

@@ -1,11 +1,14 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import type { BillView } from '../../contract/bill-view.js';
 import { backoffDelay, sleep } from '../backoff.js';
-import { retryable, type BffClient, type BillRef, type CreateInput } from '../bff-client.js';
+import { BffError, retryable, type BffClient, type BillRef, type CreateInput } from '../bff-client.js';
 import { clearSaved, readSaved, resumeKey, writeSaved } from '../resume.js';
 
-/** Why no bill is shown: the BFF is unreachable (while retrying), refused to create it, or does not know it. */
-export type Problem = 'unreachable' | 'createFailed' | 'notFound';
+/**
+ * Why no bill is shown: the BFF is unreachable (while retrying), refused to create it, refused the
+ * order's ticket (403 `order_ticket_invalid`: expired, or not this order's), or does not know it.
+ */
+export type Problem = 'unreachable' | 'createFailed' | 'ticketExpired' | 'notFound';
 
 /** What a session starts from: a bill to read (`billId` with `token`), or an order or amount to create one for. */
 export interface SessionInput {
@@ -25,7 +28,7 @@ export interface SessionOptions {
   _onBill(ref: BillRef, view: BillView): void;
   /** The BFF created `view`'s bill (just before `_onBill`). */
   _onCreated(view: BillView): void;
-  /** `unreachable` at a call's first failure, while it is retried; `createFailed` or `notFound` when the run gives up. */
+  /** `unreachable` at a call's first failure, while it is retried; `createFailed`, `ticketExpired` or `notFound` when the run gives up. */
   _onProblem(problem: Problem, error: unknown): void;
 }
 
@@ -58,7 +61,8 @@ export class SessionController implements ReactiveController {
     this.#session(this.#options._onStart(), signal).catch((error: unknown) => {
       if (signal.aborted) return;
       this._forget();
-      this.#options._onProblem(billId && token ? 'notFound' : 'createFailed', error);
+      const ticketRefused = error instanceof BffError && error.code === 'order_ticket_invalid';
+      this.#options._onProblem(billId && token ? 'notFound' : ticketRefused ? 'ticketExpired' : 'createFailed', error);
     });
   }
 

@@ -33,4 +33,6 @@ export default {
   unsafeUrl: 'Tautan pembayaran ini tidak aman.',
   notFound: 'Tagihan tidak ditemukan.',
   createFailed: 'Tagihan tidak dapat dibuat.',
+  ticketExpired: 'Sesi pembayaran ini sudah kedaluwarsa. Muat ulang halaman untuk memulai lagi.',
+  reload: 'Muat ulang halaman',
 } satisfies Strings;

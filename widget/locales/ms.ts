@@ -33,4 +33,6 @@ export default {
   unsafeUrl: 'Pautan pembayaran ini tidak selamat.',
   notFound: 'Bil tidak dijumpai.',
   createFailed: 'Bil tidak dapat dibuat.',
+  ticketExpired: 'Sesi pembayaran ini telah tamat tempoh. Muat semula halaman untuk mula semula.',
+  reload: 'Muat semula halaman',
 } satisfies Strings;

@@ -33,4 +33,6 @@ export default {
   unsafeUrl: 'ลิงก์ชำระเงินนี้ไม่ปลอดภัย',
   notFound: 'ไม่พบบิล',
   createFailed: 'ไม่สามารถสร้างบิลได้',
+  ticketExpired: 'หน้าชำระเงินนี้หมดอายุแล้ว โหลดหน้านี้ใหม่เพื่อเริ่มอีกครั้ง',
+  reload: 'โหลดหน้าใหม่',
 } satisfies Strings;

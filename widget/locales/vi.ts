@@ -33,4 +33,6 @@ export default {
   unsafeUrl: 'Liên kết thanh toán này không an toàn.',
   notFound: 'Không tìm thấy hóa đơn.',
   createFailed: 'Không tạo được hóa đơn.',
+  ticketExpired: 'Phiên thanh toán này đã hết hạn. Hãy tải lại trang để bắt đầu lại.',
+  reload: 'Tải lại trang',
 } satisfies Strings;

@@ -33,4 +33,6 @@ export default {
   unsafeUrl: '此付款链接不安全。',
   notFound: '未找到账单。',
   createFailed: '无法创建账单。',
+  ticketExpired: '本次结账已过期。请刷新页面重新开始。',
+  reload: '刷新页面',
 } satisfies Strings;
