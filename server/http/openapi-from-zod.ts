@@ -38,7 +38,8 @@ export interface Operation {
   query?: z.ZodObject;
   headers?: z.ZodObject;
   cookies?: z.ZodObject;
-  body?: { schema: z.ZodType; required: boolean; description?: string; type?: MediaType };
+  /** A JSON body. */
+  body?: { schema: z.ZodType; required: boolean; description?: string };
   responses: Record<number, Answer>;
 }
 
@@ -115,7 +116,7 @@ export function openApiDocument(base: DocumentBase, named: Record<string, z.ZodT
         requestBody: {
           required: body.required,
           ...(body.description === undefined ? {} : { description: body.description }),
-          content: { [body.type ?? 'application/json']: { schema: schemaOf(body.schema) } },
+          content: { 'application/json': { schema: schemaOf(body.schema) } },
         },
       } : {}),
       responses: Object.fromEntries(Object.entries(responses).map(([status, { content, ...answer }]) => [status, {
