@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { z } from 'zod';
 import { isServiceId } from '../../contract/ids.js';
 import { constantTimeEqual } from './constant-time.js';
 import { ApiError } from './errors.js';
@@ -6,6 +7,13 @@ import type { CachedBill } from '../domain/status/bill-cache.js';
 import type { Services } from './services.js';
 
 const noSuchBill = () => new ApiError(404, 'not_found', 'No such bill.');
+
+/**
+ * The path parameter of a bill's routes, as the OpenAPI description publishes it. Any text is taken:
+ * an id no bill can have answers the same 404 as an unknown one. The `token` query parameter is the
+ * description's `billToken` security scheme.
+ */
+export const billPath = z.object({ billId: z.string().describe("The service's bill id") });
 
 /** The bill named in the path (cached or from the store), if the request carries its token; otherwise the same 404 as an unknown bill. */
 export async function billForToken(c: Context, s: Services): Promise<CachedBill> {

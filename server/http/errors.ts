@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorBody } from '../../contract/bill-view.js';
 
 /** An error that becomes `{"error": {code, message}}` with `status`; its message is safe to show. */
 export class ApiError extends Error {
@@ -15,6 +16,7 @@ export class ApiError extends Error {
   }
 }
 
-export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
+/** The body of every error answer: the description's `Error` schema (api-schemas.ts checks that they agree). */
+export function errorBody(code: string, message: string): ErrorBody {
   return { error: { code, message } };
 }

@@ -4,6 +4,7 @@ import type {
   AdminBillDetail, AdminBillList, BoundCustomerView, CustomerList, LocalBill, NoticeList, NoticeReplayed, NoticesReplayed,
   NoticeView, WebhookEndpointView,
 } from '../../../contract/admin.js';
+import type { AdminCancelled } from '../api-schemas.js';
 import { compareDecimal } from '../../../contract/decimal.js';
 import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError } from '../../domain/errors.js';
@@ -38,34 +39,41 @@ export const bindCustomerBody = z.record(z.string(), z.unknown()).and(z.object({
 }));
 
 /** A time in a query: unix milliseconds, or an ISO 8601 date-time. */
-const instant = z.string().trim().transform((text, ctx) => {
+const instant = (what: string) => z.string().trim().transform((text, ctx) => {
   const ms = /^\d{1,15}$/.test(text) ? Number(text) : Date.parse(text);
   if (!Number.isFinite(ms)) {
     ctx.addIssue({ code: 'custom', message: 'must be unix milliseconds or an ISO 8601 date-time' });
     return z.NEVER;
   }
   return ms;
-});
+}).describe(`${what}: unix milliseconds or an ISO 8601 date-time`);
+const limit = z.coerce.number().int().min(1).max(500).default(100).describe('At most this many (default 100)');
+const channel = z.enum(['hook', 'webhook']);
 
+// The queries and paths below are what the routes parse and read; the OpenAPI description
+// (routes/openapi.ts) publishes them as they are, descriptions included.
 export const noticeListQuery = z.object({
   state: z.enum(['pending', 'delivered', 'failed']).optional(),
-  channel: z.enum(['hook', 'webhook']).optional(),
+  channel: channel.optional(),
   billId: z.string().regex(SERVICE_ID, `1 to ${MAX_ID_LENGTH} printable characters`).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  from: instant('Notices queued at or after this time').optional(),
+  to: instant('Notices queued before this time').optional(),
+  limit,
 });
 
 export const replayRangeQuery = z.object({
-  from: instant,
-  to: instant.optional(),
-  channel: z.enum(['hook', 'webhook']).optional(),
+  from: instant('Notices queued at or after this time'),
+  to: instant('Notices queued before this time (default: now)').optional(),
+  channel: channel.optional().describe('Default: every configured channel'),
 });
 
-const customerListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  before: z.coerce.number().int().min(0).optional(),
+export const customerListQuery = z.object({
+  limit,
+  before: z.coerce.number().int().min(0).optional().describe('Only customers bound before this time (unix ms): the next page'),
 });
+
+/** Any text is taken: an id no notice can have answers 404 as an unknown one does. */
+export const noticePath = z.object({ noticeId: z.string().describe('The notice id (its webhook-id)') });
 
 /** Most bills of matching orders an `orderId` filter looks up at the service. */
 const ORDER_SEARCH_LIMIT = 50;
@@ -342,7 +350,8 @@ export function adminRoutes(s: Services): Hono {
       upstreamError(error);
     }
     const after = await s.refresher.news(billId, { reason: 'cancel' });
-    return c.json({ cancelled: true, bill: after ? toBillView(after.bill) : null });
+    const answer: AdminCancelled = { cancelled: true, bill: after ? toBillView(after.bill) : null };
+    return c.json(answer);
   });
 
   return app;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { Context, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
 import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError, serviceBusy } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
@@ -20,6 +21,27 @@ import type { StatusStream } from '../sse/streams.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+
+// The inputs these routes read besides a bill's path and token (bill-access.ts) and the create's
+// body (createBillBody), as the OpenAPI description publishes them.
+
+/**
+ * The create's optional header. parseCreateRequest checks it (invalid_idempotency_key);
+ * test/server/bff-openapi.test.ts checks that this schema takes the keys it takes, and no other.
+ */
+export const createHeaders = z.object({
+  'Idempotency-Key': z.string().min(1).max(255).regex(/^[!-~]+$/).optional().describe('The same key and body answer the same bill'),
+});
+/** Any text is taken: only the final status's id is answered 204. The header wins over the query. */
+export const watchHeaders = z.object({
+  'Last-Event-ID': z.string().optional().describe('The `id:` of the last status frame received (an EventSource sends it when it reconnects)'),
+});
+export const watchQuery = z.object({
+  lastEventId: z.string().optional().describe('The same as Last-Event-ID, for EventSource polyfills that cannot set headers; the header wins'),
+});
+const LAST_EVENT_ID = 'Last-Event-ID' satisfies keyof z.infer<typeof watchHeaders>;
+const LAST_EVENT_ID_QUERY = 'lastEventId' satisfies keyof z.infer<typeof watchQuery>;
+const IDEMPOTENCY_KEY = 'Idempotency-Key' satisfies keyof z.infer<typeof createHeaders>;
 
 /** The code a create is refused with, for bill_checkout_creates_total. */
 function refusalCode(error: unknown): string {
@@ -47,7 +69,7 @@ export function billRoutes(s: Services): Hono {
     async (c) => {
       let result;
       try {
-        const request = parseCreateRequest(await jsonBody(c), c.req.header('Idempotency-Key'), c.req.raw);
+        const request = parseCreateRequest(await jsonBody(c), c.req.header(IDEMPOTENCY_KEY), c.req.raw);
         result = await s.creator.create(request);
       } catch (error) {
         s.metrics.createRefused(refusalCode(error));
@@ -95,7 +117,7 @@ export function billRoutes(s: Services): Hono {
     const billId = found.bill.billId;
     // A client that has the final status (it names its id) is told not to come back: per the
     // WHATWG spec an EventSource answered 204 stops reconnecting. Some polyfills send the id as a query.
-    const lastEventId = c.req.header('Last-Event-ID') ?? c.req.query('lastEventId');
+    const lastEventId = c.req.header(LAST_EVENT_ID) ?? c.req.query(LAST_EVENT_ID_QUERY);
     if (found.bill.isFinal && lastEventId?.trim() === String(found.bill.statusVersion)) return c.body(null, 204);
     let stream: StatusStream | null = null;
     let closedEarly = false;

@@ -1,22 +1,37 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { isServiceId } from '../../../contract/ids.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import { constantTimeEqual } from '../constant-time.js';
+import type { Ok } from '../api-schemas.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 
+const OK: Ok = { ok: true };
+
+/** The callback's URL: the bill's merchantReference and its callback token (checked before anything else). */
+export const callbackPath = z.object({
+  ref: z.string().describe("The bill's merchantReference"),
+  hookToken: z.string().describe("The bill's callback token"),
+});
+
+/** What the route reads of a callback's body: only `billId`. */
+export const callbackHint = z.looseObject({
+  billId: z.union([z.string(), z.number()]).optional().describe('When present and not the bill of this URL, the callback is refused (400)'),
+}).describe('Whatever the service sends (a status record, in the spec). It is a hint that triggers a requery and never sets a status: only `billId` is read, leniently; a body that is not JSON is ignored');
+
 /** The billId a callback body claims, if any: the body is only a hint, read leniently. */
 function claimedBillId(text: string): string | null {
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as unknown;
-    if (typeof body === 'object' && body !== null && 'billId' in body) {
-      const { billId } = body as { billId: unknown };
-      if (typeof billId === 'string' || typeof billId === 'number') return String(billId);
-    }
+    body = JSON.parse(text);
   } catch {
     // Not JSON: still news.
+    return null;
   }
-  return null;
+  // Not an object, or a billId of another type: no claim, and still news.
+  const hint = callbackHint.safeParse(body);
+  return hint.success && hint.data.billId !== undefined ? String(hint.data.billId) : null;
 }
 
 /** The service's callback: news that triggers a requery; its body never sets a status. */
@@ -43,7 +58,7 @@ export function callbackRoutes(s: Services): Hono {
     // A create we settled as failed (its orphan was withdrawn): nothing to learn, stop the retries.
     if (bill.createState === 'failed') {
       s.metrics.callback('accepted');
-      return c.json({ ok: true });
+      return c.json(OK);
     }
     if (bill.billId === null) {
       // The service called back before its create answer arrived: kept as news (durably, so the
@@ -52,7 +67,7 @@ export function callbackRoutes(s: Services): Hono {
       if (after?.billId === null || after?.billId === undefined) {
         s.metrics.callback('early');
         s.log.info('callback before the create answer: recorded', { merchantReference: ref });
-        return c.json({ ok: true });
+        return c.json(OK);
       }
       bill = after;
     }
@@ -76,7 +91,7 @@ export function callbackRoutes(s: Services): Hono {
     }
     s.metrics.callback('accepted');
     s.log.info('callback handled', { billId, outcome: result.bill.outcome });
-    return c.json({ ok: true });
+    return c.json(OK);
   });
 
   return app;

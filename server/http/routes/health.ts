@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
+import type { Ok } from '../api-schemas.js';
 import { errorBody } from '../errors.js';
 import type { Services } from '../services.js';
+
+const OK: Ok = { ok: true };
 
 export function healthRoutes(s: Services): Hono {
   const app = new Hono();
@@ -8,7 +11,7 @@ export function healthRoutes(s: Services): Hono {
     c.header('Cache-Control', 'no-store');
     try {
       await s.store.ping();
-      return c.json({ ok: true });
+      return c.json(OK);
     } catch (error) {
       s.log.error('health check: store unavailable', { error });
       return c.json(errorBody('store_unavailable', 'The store does not answer.'), 503);
@@ -26,7 +29,7 @@ export function healthRoutes(s: Services): Hono {
     if (!s.upstreamReachable()) {
       return c.json(errorBody('upstream_unreachable', 'The last call to the payment service got no answer (network error or timeout) within the last 30 s.'), 503);
     }
-    return c.json({ ok: true });
+    return c.json(OK);
   });
   return app;
 }

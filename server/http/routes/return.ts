@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { returnToken } from '../../domain/create/hook-urls.js';
 import { isServiceId } from '../../../contract/ids.js';
 import { constantTimeEqual } from '../constant-time.js';
@@ -10,7 +11,7 @@ import { STORE_RETRY_AFTER_SECONDS } from '../json-errors.js';
 import { returnPage } from '../return-page.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { Services } from '../services.js';
-import { startedHere } from '../started-here.js';
+import { STARTED_COOKIE, startedHere } from '../started-here.js';
 
 const NOT_FOUND_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
@@ -20,6 +21,16 @@ const WAIT_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
   `<meta http-equiv="refresh" content="${STORE_RETRY_AFTER_SECONDS}"><title>One moment</title>` +
   '<p>We are confirming your payment. This page will try again in a few seconds.</p></html>';
+
+/** The return's URL: the bill's merchantReference and its return token (checked before anything else). */
+export const returnParams = z.object({
+  ref: z.string().describe("The bill's merchantReference"),
+  returnToken: z.string().describe("The bill's return token"),
+});
+/** The mark of the browser that started the bill (started-here.ts). */
+export const returnCookies = z.object({
+  [STARTED_COOKIE]: z.enum(['1']).optional().describe('Set by the create: this browser started the bill'),
+});
 
 /** Bills whose return asked the service lately, and when: kept to one window, at most this many. */
 const MAX_REMEMBERED = 10_000;
