@@ -1,5 +1,5 @@
-// `bill-checkout/server`: everything a merchant's Node server needs, from one call
-// (serveBillCheckout) to the parts to assemble by hand (README, "The BFF").
+// `bill-checkout/server`: everything a merchant's server needs (on Node, Bun or Deno), from one
+// call (serveBillCheckout) to the parts to assemble by hand (README, "The BFF").
 export { createBillCheckout, CheckoutError, orderTicket } from './app.js';
 export type {
   BillCheckout, BillCheckoutHooks, BillCheckoutOptions, BillCheckoutParts, BillNotice, ResolveOrder, ResolveOrderContext,
@@ -25,6 +25,7 @@ export { nodeSse } from './platform/node/sse-socket.js';
 export { nodeHttpClient } from './platform/node/http-client.js';
 export type { NodeHttpClientOptions } from './platform/node/http-client.js';
 export { nodeHmacSha256 } from './platform/node/hmac.js';
-export { serveBillCheckout } from './platform/node/serve.js';
-export type { RunningBillCheckout, ServeBillCheckoutOptions } from './platform/node/serve.js';
+export { serveBillCheckout } from './platform/serve.js';
+export type { RunningBillCheckout, ServeBillCheckoutOptions } from './platform/serve.js';
+export type { RuntimeName } from './platform/runtime.js';
 export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/bill-view.js';
