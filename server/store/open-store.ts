@@ -23,9 +23,9 @@ export async function postgresModule(): Promise<typeof import('./postgres.js')> 
   try {
     return await import('./postgres.js');
   } catch (error) {
-    // Node: ERR_MODULE_NOT_FOUND "Cannot find package 'pg'"; Bun: "Cannot find package 'pg'"; Deno: 'Import "pg" not a dependency'.
+    // Node and Bun: "Cannot find package 'pg'"; Deno: "Could not find package 'pg'" (or 'Import "pg" not a dependency').
     const message = error instanceof Error ? error.message : '';
-    if (/['"]pg['"]/.test(message) && /cannot find|not a dependency|could not resolve/i.test(message)) {
+    if (/['"]pg['"]/.test(message) && /cannot find|could not (find|resolve)|not a dependency/i.test(message)) {
       throw new Error('PostgreSQL needs the pg package, which bill-checkout does not install by itself: npm install pg', { cause: error });
     }
     throw error;
