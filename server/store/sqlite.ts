@@ -1,4 +1,4 @@
-// The SQLite store (on the runtime's driver: sqlite-driver.ts). Durable: a write resolves once its WAL frames are on disk
+// The SQLite store (sqlite-driver.ts). Durable: a write resolves once its WAL frames are on disk
 // (sqlite-wal-sync.ts syncs them off the event loop), so a final status and its notices are
 // stored when applyStatus resolves. Every write is one IMMEDIATE transaction, which takes the
 // write lock up front: several connections (or processes) on one file serialize instead of
