@@ -93,11 +93,15 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   });
   t.after(() => void child.kill('SIGKILL'));
   let output = '';
+  let noticed: () => void = () => undefined;
+  // onFinal's line: the notice worker calls it after the payment is stored, on its own time.
+  const notice = new Promise<void>((resolve) => (noticed = resolve));
   const ready = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /READY (\S+) 2/.exec(output);
       if (m) resolve(m[1]!);
+      if (/NOTICE .*"outcome":"paid"/.test(output)) noticed();
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -122,6 +126,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   assert.equal(dropIn.status, 200);
   assert.match(dropIn.headers.get('content-type') ?? '', /javascript/);
   await dropIn.body?.cancel();
+  await notice;
   child.kill('SIGTERM');
   const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(code, 0, output);
