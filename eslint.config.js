@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 // The import directions of the layout (../shared/DESIGN.md, "Layout"), one entry per folder: the
 // folders it may not import, as regular expressions over the import specifier.
 const FOLDER = (name) => `(^|/)${name}/`;
-const node = { regex: '^node:', message: 'Only the Node platform layer (server/platform/node, server/main.ts) and the SQLite store use node:* modules.' };
+const node = { regex: '^node:', message: 'Only the platform layer (server/platform, server/main.ts) and the SQLite store use node:* modules.' };
 const layers = {
   'contract/**': [
     { regex: FOLDER('(widget|server|sandbox|demo)'), message: 'contract/ is the wire contract both sides share: it imports nothing but itself.' },
@@ -19,7 +19,7 @@ const layers = {
   ],
   'server/**': [
     { regex: FOLDER('(widget|demo)'), message: 'The server imports the wire contract from contract/, never the element or the demo.' },
-    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the Node entry (server/main.ts, server/platform/node) mounts the sandbox.' },
+    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the entry (server/main.ts, server/platform) mounts the sandbox.' },
     node,
   ],
   'server/store/**': [
@@ -32,8 +32,8 @@ const layers = {
     { regex: `^(hono|@hono/)|${FOLDER('http')}`, message: 'The domain knows no HTTP: it throws CheckoutError, which http/ maps to a status.' },
   ],
 };
-// The folders allowed node:* (and the sandbox, for the entry).
-const platform = ['server/main.ts', 'server/platform/node/**'];
+// The folders allowed node:* (and the sandbox, for the entry): the runtimes' adapters.
+const platform = ['server/main.ts', 'server/platform/**'];
 const nodeStore = ['server/store/sqlite*.ts', 'server/store/open-store.ts'];
 
 function restrictions(file) {

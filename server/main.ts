@@ -2,7 +2,7 @@
 // gracefully (SSE streams end so widgets reconnect elsewhere; requests in flight get 5 s).
 import process from 'node:process';
 import { ConfigError } from './config.js';
-import { serveBillCheckout } from './platform/node/serve.js';
+import { serveBillCheckout } from './platform/serve.js';
 import { BillApiConfigError } from './upstream/errors.js';
 
 try {

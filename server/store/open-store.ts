@@ -1,11 +1,12 @@
 // DATABASE_URL → a migrated Store. `file:PATH` is SQLite at PATH (relative to the working
-// directory; its folder is created); `postgres://…` (or `postgresql://…`) is PostgreSQL, which
-// several BFF instances can share.
+// directory; its folder is created), on the runtime's own SQLite where it has one
+// (sqlite-driver.ts); `postgres://…` (or `postgresql://…`) is PostgreSQL, which several BFF
+// instances can share. Each store's driver is an optional peer dependency, loaded only when
+// DATABASE_URL asks for it.
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresStore } from './postgres.js';
 import type { PostgresStoreOptions } from './postgres.js';
 import { createSqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
@@ -15,6 +16,20 @@ function sqlitePath(databaseUrl: string): string {
   const path = databaseUrl.slice('file:'.length);
   if (path === '') throw new Error('DATABASE_URL "file:" needs a path, e.g. file:data/bill-checkout.sqlite');
   return path === ':memory:' ? path : resolve(path);
+}
+
+/** The PostgreSQL store's module, which needs `pg`: an optional peer dependency, installed by the merchants who use it. */
+export async function postgresModule(): Promise<typeof import('./postgres.js')> {
+  try {
+    return await import('./postgres.js');
+  } catch (error) {
+    // Node and Bun: "Cannot find package 'pg'"; Deno: "Could not find package 'pg'" (or 'Import "pg" not a dependency').
+    const message = error instanceof Error ? error.message : '';
+    if (/['"]pg['"]/.test(message) && /cannot find|could not (find|resolve)|not a dependency/i.test(message)) {
+      throw new Error('PostgreSQL needs the pg package, which bill-checkout does not install by itself: npm install pg', { cause: error });
+    }
+    throw error;
+  }
 }
 
 async function migrated(store: Store): Promise<Store> {
@@ -28,7 +43,7 @@ async function migrated(store: Store): Promise<Store> {
 }
 
 export async function openStore(databaseUrl: string, pgOptions: PostgresStoreOptions = {}): Promise<Store> {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return migrated(createPostgresStore(databaseUrl, pgOptions));
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return migrated((await postgresModule()).createPostgresStore(databaseUrl, pgOptions));
   if (!databaseUrl.startsWith('file:')) {
     // Only the scheme is echoed: the rest of a URL may hold a password.
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0] ?? '(none)';

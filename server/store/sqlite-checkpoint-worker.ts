@@ -1,13 +1,19 @@
-// The worker thread of sqlite-checkpointer.ts: its own connection to the database file, a PASSIVE
-// checkpoint on each 'checkpoint' message, the result posted back.
-import Database from 'better-sqlite3';
+// The worker thread of sqlite-checkpointer.ts: its own connection to the database file, on the
+// store's driver, a PASSIVE checkpoint on each 'checkpoint' message, the result posted back.
 import { parentPort, workerData } from 'node:worker_threads';
+import { openSqlite } from './sqlite-driver.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 
 export type CheckpointResult = { ok: true; frames: number; copied: number } | { ok: false; error: string };
+export interface CheckpointWorkerData {
+  path: string;
+  driver: SqliteDriverName;
+}
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-checkpoint-worker runs as a worker thread (see sqlite-checkpointer.ts)');
-const db = new Database((workerData as { path: string }).path);
+const { path, driver } = workerData as CheckpointWorkerData;
+const db = openSqlite(path, { driver });
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = FULL');
 port.on('message', (message: unknown) => {

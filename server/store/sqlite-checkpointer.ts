@@ -1,23 +1,26 @@
-// WAL checkpoints on a connection of their own, in a worker thread. better-sqlite3 is synchronous:
-// an automatic checkpoint runs inside whichever commit crosses the threshold and holds the event
-// loop while it copies the WAL into the database and fsyncs it (170–660 ms seen on this project's
-// virtual disk, every ~10 s under a few dozen writes a second). A PASSIVE checkpoint elsewhere
-// does not block the writer. Not too often either: the checkpoint's fsync of the database file
-// slows the writer's own WAL fsyncs while it runs (every 1 s measured worse than every 5 s).
+// WAL checkpoints on a connection of their own, in a worker thread. Every SQLite driver here
+// (sqlite-driver.ts) is synchronous: an automatic checkpoint runs inside whichever commit crosses
+// the threshold and holds the event loop while it copies the WAL into the database and fsyncs it
+// (170–660 ms seen on this project's virtual disk, every ~10 s under a few dozen writes a second).
+// A PASSIVE checkpoint elsewhere does not block the writer. Not too often either: the checkpoint's
+// fsync of the database file slows the writer's own WAL fsyncs while it runs (every 1 s measured
+// worse than every 5 s).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CheckpointResult } from './sqlite-checkpoint-worker.js';
+import type { CheckpointResult, CheckpointWorkerData } from './sqlite-checkpoint-worker.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 
 /**
  * The worker: the compiled JavaScript beside this file; from the TypeScript sources (tests, `tsx`),
- * the .ts file behind tsx's loader, which a worker thread does not inherit from its parent.
+ * the .ts file behind tsx's loader, which a worker thread does not inherit from its parent (where
+ * tsx does not load, as under Deno, the runtime is trusted to run TypeScript itself).
  */
-function startWorker(workerData: { path: string }): Worker {
+function startWorker(workerData: CheckpointWorkerData): Worker {
   const compiled = new URL('./sqlite-checkpoint-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
   const source = new URL('./sqlite-checkpoint-worker.ts', import.meta.url).href;
-  const loader = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  const loader = `import('tsx/esm/api').then(({ register }) => register(), () => undefined).then(() => import(${JSON.stringify(source)}))`;
   return new Worker(loader, { eval: true, workerData });
 }
 
@@ -27,6 +30,8 @@ export interface Checkpointer {
 
 export interface CheckpointerOptions {
   path: string;
+  /** The store's own driver: the worker opens the file with the same one. */
+  driver: SqliteDriverName;
   intervalMs: number;
   /** The worker failed or died: the caller should checkpoint by itself again. */
   onFailure(error: string): void;
@@ -34,8 +39,8 @@ export interface CheckpointerOptions {
   onCheckpoint?(result: { frames: number; copied: number }): void;
 }
 
-export function startCheckpointer({ path, intervalMs, onFailure, onCheckpoint }: CheckpointerOptions): Checkpointer {
-  const worker = startWorker({ path });
+export function startCheckpointer({ path, driver, intervalMs, onFailure, onCheckpoint }: CheckpointerOptions): Checkpointer {
+  const worker = startWorker({ path, driver });
   worker.unref();
   let failed = false;
   const fail = (error: string) => {

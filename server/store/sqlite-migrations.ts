@@ -2,7 +2,7 @@
 // transaction that re-checks `schema_migrations` after taking the write lock, so two processes
 // starting at once on one file apply each step exactly once.
 
-import type { Database } from 'better-sqlite3';
+import type { SqliteDatabase as Database } from './sqlite-driver.js';
 
 export interface Migration {
   version: number;

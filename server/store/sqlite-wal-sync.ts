@@ -1,9 +1,9 @@
-// Makes SQLite commits durable off the event loop. better-sqlite3 is synchronous: at
+// Makes SQLite commits durable off the event loop. Every SQLite driver is synchronous: at
 // synchronous=FULL every commit fsyncs the WAL inside the call and holds the event loop for the
 // disk's flush, about 1 ms usually but 50–320 ms at times on this project's virtual disk, and
 // every SSE watcher and poll waits behind it. So the connection runs at synchronous=NORMAL
 // (a commit writes its WAL frames and returns) and each write waits here for an fdatasync of the
-// WAL that started after its commit, on libuv's thread pool. One sync covers every commit before
+// WAL that started after its commit, on the runtime's thread pool (libuv's, Bun's, Tokio's). One sync covers every commit before
 // it, so writers arriving while a sync runs share the next one (group commit).
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';

@@ -1,11 +1,11 @@
-// The SQLite store (better-sqlite3). Durable: a write resolves once its WAL frames are on disk
+// The SQLite store (sqlite-driver.ts). Durable: a write resolves once its WAL frames are on disk
 // (sqlite-wal-sync.ts syncs them off the event loop), so a final status and its notices are
 // stored when applyStatus resolves. Every write is one IMMEDIATE transaction, which takes the
 // write lock up front: several connections (or processes) on one file serialize instead of
 // failing with SQLITE_BUSY halfway through.
 
-import Database from 'better-sqlite3';
-import type { Statement } from 'better-sqlite3';
+import { openSqlite } from './sqlite-driver.js';
+import type { SqliteDriverName, SqliteStatement as Statement } from './sqlite-driver.js';
 import type { CreatedBill } from '../upstream/types.js';
 import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
@@ -36,6 +36,8 @@ export interface SqliteStoreOptions {
   onCheckpoint?: (result: { frames: number; copied: number }) => void;
   /** How the WAL file is flushed after commits (tests; default fdatasync). */
   syncWal?: WalSyncOptions['sync'];
+  /** The SQLite driver (tests, benchmarks; default: the best the runtime has, see sqlite-driver.ts). */
+  driver?: SqliteDriverName;
 }
 
 const MAX_ERROR_LENGTH = 500;
@@ -74,7 +76,7 @@ export function sqliteUnavailable(error: unknown, busyTimeoutMs = 5000): StoreUn
 
 export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
-  const db = new Database(path);
+  const db = openSqlite(path, { driver: options.driver });
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
   // In memory (or where WAL is unavailable) there is no WAL file to sync or checkpoint.
   const onDisk = db.pragma('journal_mode = WAL', { simple: true }) === 'wal';
@@ -99,6 +101,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
     db.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer({
       path,
+      driver: db.driver,
       intervalMs: checkpointMs,
       onFailure(error) {
         if (db.open) db.pragma('wal_autocheckpoint = 1000');

@@ -1,5 +1,6 @@
 // The package as a merchant gets it: `npm pack`, installed into an empty project with
-// `npm install --omit=dev`, used with plain `node` (no tsx, no esbuild), and type-checked from a
+// `npm install --omit=dev` (and better-sqlite3 where Node has no SQLite of its own), used with
+// plain `node` (no tsx, no esbuild; pg not installed: SQLite only), and type-checked from a
 // TypeScript file and a React .tsx file. Also what the ecosystem's own checkers say of it.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -71,9 +72,16 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   const app = join(dir, 'app');
   await mkdir(app);
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, type: 'module' }));
-  await run(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', join(dir, filename)], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
+  // A runtime without SQLite of its own (Node 20) needs better-sqlite3, which the merchant installs beside the package.
+  const builtInSqlite = Number(process.versions.node.split('.')[0]) >= 22;
+  const packages = [join(dir, filename), ...(builtInSqlite ? [] : ['better-sqlite3'])];
+  await run(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
   for (const tool of ['tsx', 'esbuild', 'typescript']) {
     await assert.rejects(readFile(join(app, 'node_modules', tool, 'package.json')), `${tool} is not installed for production`);
+  }
+  // The server needs none of these: the element's own (bundled into the drop-in) and the drivers of the stores it does not use.
+  for (const optional of ['lit', 'qrcode', 'pg', ...(builtInSqlite ? ['better-sqlite3'] : [])]) {
+    await assert.rejects(readFile(join(app, 'node_modules', optional, 'package.json')), `${optional} is not installed for the server`);
   }
 
   // Plain node, the installed package, the embedded sandbox: create a bill, pay it, read it paid.
@@ -85,11 +93,15 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   });
   t.after(() => void child.kill('SIGKILL'));
   let output = '';
+  let noticed: () => void = () => undefined;
+  // onFinal's line: the notice worker calls it after the payment is stored, on its own time.
+  const notice = new Promise<void>((resolve) => (noticed = resolve));
   const ready = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /READY (\S+) 2/.exec(output);
       if (m) resolve(m[1]!);
+      if (/NOTICE .*"outcome":"paid"/.test(output)) noticed();
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -114,6 +126,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   assert.equal(dropIn.status, 200);
   assert.match(dropIn.headers.get('content-type') ?? '', /javascript/);
   await dropIn.body?.cancel();
+  await notice;
   child.kill('SIGTERM');
   const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(code, 0, output);
@@ -123,6 +136,8 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   await cp(FIXTURES, app, { recursive: true, filter: (src) => !src.endsWith('serve.mjs') });
   await mkdir(join(app, 'node_modules/@types'), { recursive: true });
   for (const types of ['react', 'node']) await symlink(join(ROOT, 'node_modules/@types', types), join(app, 'node_modules/@types', types), 'dir');
+  // The element's class extends Lit's LitElement: an app that type-checks against it has lit (an optional peer dependency).
+  await symlink(join(ROOT, 'node_modules/lit'), join(app, 'node_modules/lit'), 'dir');
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).then(() => '', (e: { stdout: string }) => e.stdout);
   assert.equal(checked, '', 'the consumer files type-check');

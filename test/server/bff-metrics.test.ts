@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/log.js';
 import type { Store } from '../../server/store/types.js';
-import { serveBillCheckout } from '../../server/platform/node/serve.js';
+import { serveBillCheckout } from '../../server/platform/serve.js';
 import { nextCallback, startHarness } from './support/harness.js';
 import type { Harness, HarnessOptions } from './support/harness.js';
 import { parseExposition } from './support/prometheus.js';

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
 import { StoreUnavailableError } from '../../server/store/errors.js';
 import { pgUnavailable } from '../../server/store/postgres.js';
 import { createSqliteStore, sqliteUnavailable } from '../../server/store/sqlite.js';
+import { openSqlite } from '../../server/store/sqlite-driver.js';
 import { startFleet } from './support/pg-fleet.js';
 import type { Fleet } from './support/pg-fleet.js';
 import { readSse } from './support/sse.js';
@@ -277,7 +277,7 @@ describe('store failures that are outages, and those that are not', () => {
       token: `tok-${n}`, hookToken: `hook-${n}`, createdAt: 1,
     });
     // Another process holds the write lock.
-    const other = new Database(path);
+    const other = openSqlite(path);
     other.exec('BEGIN IMMEDIATE');
     await assert.rejects(store.insertBill(bill(1)), (e: Error) =>
       e instanceof StoreUnavailableError && /locked by another connection longer than busy_timeout \(20 ms, SQLITE_BUSY\)/.test(e.message));

@@ -5,8 +5,8 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { silentLogger } from '../../../server/log.js';
-import { serveBillCheckout } from '../../../server/platform/node/serve.js';
-import type { ServeBillCheckoutOptions } from '../../../server/platform/node/serve.js';
+import { serveBillCheckout } from '../../../server/platform/serve.js';
+import type { ServeBillCheckoutOptions } from '../../../server/platform/serve.js';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 

@@ -1,39 +1,35 @@
-// serveBillCheckout: what `npm start` does, as one call for a merchant's own Node process: the
-// configuration from an environment, the store, the upstream client on node:http, the checkout,
+// serveBillCheckout: what `npm start` does, as one call for a merchant's own process (Node, Bun
+// or Deno): the configuration from an environment, the store, the upstream client, the checkout,
 // the embedded sandbox when there is no service, the drop-in element and the demo, a listening
-// server, and a graceful close.
-import { createAdaptorServer } from '@hono/node-server';
-import { getConnInfo } from '@hono/node-server/conninfo';
+// server, and a graceful close. What differs per runtime is its ServerRuntime (runtime.ts).
 import { Hono } from 'hono';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
+import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { collectDefaultMetrics } from 'prom-client';
-import { createSandbox } from '../../../sandbox/sandbox.js';
-import type { Sandbox } from '../../../sandbox/sandbox.js';
-import { createBillCheckout } from '../../app.js';
-import type { BillCheckout, BillCheckoutHooks } from '../../app.js';
-import { configSecrets, loadConfig, withoutUserinfo } from '../../config.js';
-import type { Config } from '../../config.js';
-import { randomToken } from '../../domain/create/random.js';
-import { demoResolveOrder } from '../../demo-orders/catalogue.js';
-import { demoOrderRoutes } from '../../demo-orders/routes.js';
-import { clientAddress, clientKeyOf } from '../../http/client-address.js';
-import { errorBody } from '../../http/errors.js';
-import { jsonErrors, notFound } from '../../http/json-errors.js';
-import { metricsHandler } from '../../http/routes/metrics.js';
-import { bodyLimit } from '../../http/middleware/body-limit.js';
-import { pageSecurityHeaders } from '../../http/middleware/security-headers.js';
-import { createLogger } from '../../log.js';
-import type { Logger } from '../../log.js';
-import { openStore } from '../../store/open-store.js';
-import { createBillApi, loadSigner } from '../../upstream/index.js';
-import { nodeHmacSha256 } from './hmac.js';
-import { nodeHttpClient } from './http-client.js';
-import { batchedLines } from './log-lines.js';
-import { packageRoot, staticFiles } from './static-files.js';
-import { nodeSse } from './sse-socket.js';
+import { createSandbox } from '../../sandbox/sandbox.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
+import { createBillCheckout } from '../app.js';
+import type { BillCheckout, BillCheckoutHooks } from '../app.js';
+import { configSecrets, loadConfig, withoutUserinfo } from '../config.js';
+import type { Config } from '../config.js';
+import { randomToken } from '../domain/create/random.js';
+import { demoResolveOrder } from '../demo-orders/catalogue.js';
+import { demoOrderRoutes } from '../demo-orders/routes.js';
+import { clientAddress, clientKeyOf } from '../http/client-address.js';
+import { errorBody } from '../http/errors.js';
+import { jsonErrors, notFound } from '../http/json-errors.js';
+import { metricsHandler } from '../http/routes/metrics.js';
+import { bodyLimit } from '../http/middleware/body-limit.js';
+import { pageSecurityHeaders } from '../http/middleware/security-headers.js';
+import { createLogger } from '../log.js';
+import type { Logger } from '../log.js';
+import { openStore } from '../store/open-store.js';
+import { createBillApi, loadSigner } from '../upstream/index.js';
+import { batchedLines } from './node/log-lines.js';
+import { packageRoot, staticFiles } from './node/static-files.js';
+import { serverRuntime } from './runtime.js';
+import type { ListeningServer, RuntimeName } from './runtime.js';
 
 export interface ServeBillCheckoutOptions {
   /** The environment to read the configuration from (README, "Configuration"). Default: `process.env`. */
@@ -54,6 +50,8 @@ export interface RunningBillCheckout {
   /** Where it listens, e.g. `http://127.0.0.1:8787` (PORT=0 picks a free port). */
   url: string;
   port: number;
+  /** The runtime serving it, and its HTTP server: node (node:http), bun (Bun.serve) or deno (Deno.serve). */
+  runtime: RuntimeName;
   /** Where METRICS_PORT serves GET /metrics without a token, e.g. `http://127.0.0.1:9464`; null without METRICS_PORT. */
   metricsUrl: string | null;
   config: Config;
@@ -73,24 +71,8 @@ function importSigner(spec: string): Promise<unknown> {
 /** A promise that resolves after `ms` without holding the process open. */
 const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
-function listen(server: Server, port: number, host: string | null): Promise<void> {
-  return new Promise<void>((listening, failed) => {
-    server.once('error', failed);
-    // A deep accept queue: a burst of widgets reconnecting at once waits instead of retrying SYNs.
-    server.listen({ port, backlog: 4096, ...(host ? { host } : {}) }, () => {
-      server.off('error', failed);
-      listening();
-    });
-  });
-}
-
-function urlOf(server: Server): { url: string; port: number } {
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { url: `http://${host === '[::]' || host === '0.0.0.0' ? 'localhost' : host}:${address.port}`, port: address.port };
-}
-
-const closeServer = (server: Server) => new Promise<void>((done) => server.close(() => done()));
+/** Comment lines that keep an idle SSE stream open (createBillCheckout's default). */
+const SSE_HEARTBEAT_MS = 15_000;
 
 /** Throws ConfigError (from loadConfig) or BillApiConfigError (a signer, a base URL) before it listens. */
 export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}): Promise<RunningBillCheckout> {
@@ -113,9 +95,9 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const root = options.root ?? packageRoot();
   const drainMs = options.drainMs ?? 5_000;
 
-  // node:crypto's HMAC and node:http under the upstream client: the same calls at a fraction of the CPU.
-  const signer = await loadSigner(config.upstream.signer, importSigner, nodeHmacSha256);
-  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: nodeHttpClient() });
+  const runtime = await serverRuntime();
+  const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac);
+  const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: runtime.upstreamHttp });
   const store = await openStore(config.databaseUrl, { onError: (error) => log.warn('database connection error', { error }) });
   const sandbox: Sandbox | null = config.embeddedSandbox
     ? createSandbox({ publicUrl: `${config.publicUrl}/sandbox`, controls: !config.production })
@@ -126,10 +108,10 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     config, upstream, store, log,
     hooks: { ...demoHooks, ...options.hooks },
     notice: { leaseMs: config.noticeLeaseMs },
-    clientKey: (c) => clientKeyOf(clientAddress(getConnInfo(c).remote.address, c.req.header('x-forwarded-for'), config.trustedProxyHops)),
-    sse: nodeSse,
-    // The delivery log keeps an excerpt of each answer: the rest of a long one is not read.
-    webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),
+    clientKey: (c) => clientKeyOf(clientAddress(runtime.remoteAddress(c), c.req.header('x-forwarded-for'), config.trustedProxyHops)),
+    sse: runtime.sse,
+    sseHeartbeatMs: SSE_HEARTBEAT_MS,
+    webhookHttp: runtime.webhookHttp,
   });
   await app.ready();
   if (config.metricsToken !== null || config.metricsPort !== null) {
@@ -150,57 +132,49 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   if (!config.production) app.route('/demo', demoOrderRoutes(demoOrders));
   await staticFiles(app, { root, config, demoOrders: config.production ? null : demoOrders });
 
-  // createAdaptorServer makes a node:http server unless told to make another kind.
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  // An idle connection outlives its client's idle timeout (KEEP_ALIVE_TIMEOUT_MS, 65 s): with
-  // Node's 5 s a balancer that pools connections for 60 s sends polls on connections the BFF is
-  // closing, and answers them 502. Only the idle time between requests: Node's headersTimeout
-  // (60 s) and requestTimeout (300 s) count from a request's first byte, so they stay as they are.
-  server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  await listen(server, config.port, config.host);
-  const { url, port } = urlOf(server);
+  const listenOptions = { host: config.host, keepAliveTimeoutMs: config.keepAliveTimeoutMs, longestSilenceMs: SSE_HEARTBEAT_MS };
+  const server = await runtime.listen(app.fetch, { ...listenOptions, port: config.port });
+  const { url, port } = server;
   // An operator's private port: GET /metrics without a token, nothing else.
-  let metricsServer: Server | null = null;
-  let metricsAt: { url: string; port: number } | null = null;
+  let metricsServer: ListeningServer | null = null;
   if (config.metricsPort !== null) {
     const metricsApp = new Hono();
     metricsApp.notFound(notFound());
     metricsApp.get('/metrics', jsonErrors(log)(metricsHandler(app.metrics)));
-    metricsServer = createAdaptorServer({ fetch: metricsApp.fetch }) as Server;
     try {
-      await listen(metricsServer, config.metricsPort, config.host);
+      metricsServer = await runtime.listen(metricsApp.fetch, { ...listenOptions, port: config.metricsPort });
     } catch (error) {
-      await closeServer(server);
+      await server.close();
       sandbox?.close();
       await app.stop();
       await store.close();
       throw error;
     }
-    metricsAt = urlOf(metricsServer);
   }
   log.info(`bill-checkout listening on ${withoutUserinfo(config.publicUrl)}`, {
     port,
-    ...(metricsAt === null ? {} : { metricsPort: metricsAt.port }),
+    ...(metricsServer === null ? {} : { metricsPort: metricsServer.port }),
     host: config.host ?? 'all interfaces',
     upstream: config.embeddedSandbox ? 'embedded sandbox (not live: no real payments)' : withoutUserinfo(config.upstream.baseUrl),
     database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
+    runtime: `${runtime.name} ${runtime.version}`,
   });
   app.start();
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     const started = Date.now();
-    const closed = closeServer(server);
-    server.closeIdleConnections();
+    const closed = server.close();
     // Scrapes are short and retried: the metrics port closes at once.
-    const metricsClosed = metricsServer ? closeServer(metricsServer) : Promise.resolve();
-    metricsServer?.closeAllConnections();
+    const metricsClosed = metricsServer ? metricsServer.close() : Promise.resolve();
+    metricsServer?.closeAll();
     // Ends the SSE streams at once, then waits for the background work, within the drain time.
     await Promise.race([app.stop(), delay(drainMs)]);
     sandbox?.close();
     const left = Math.max(0, drainMs - (Date.now() - started));
-    await Promise.race([closed, delay(left).then(() => server.closeAllConnections())]);
-    await Promise.all([closed, metricsClosed]);
+    await Promise.race([closed, delay(left).then(() => server.closeAll())]);
+    // A server that cannot cut its connections (Deno.serve) is let go after the drain time.
+    await Promise.race([Promise.all([closed, metricsClosed]), delay(left)]);
     await store.close();
     log.info('stopped', { ms: Date.now() - started });
     if (lines) {
@@ -212,7 +186,8 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   return {
     url,
     port,
-    metricsUrl: metricsAt?.url ?? null,
+    runtime: runtime.name,
+    metricsUrl: metricsServer?.url ?? null,
     config,
     app,
     close: () => (closing ??= close()),
