@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { buildRelease, buildServer } from './build-release.mjs';
+import { buildServerCard } from './build-server-card.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -402,7 +403,7 @@ export async function buildManifest(outdir = root) {
 export async function build() {
   await mkdir(join(root, 'dist'), { recursive: true });
   await buildWidget();
-  await Promise.all([buildTypes(), buildManifest(), buildServer(), buildRelease()]);
+  await Promise.all([buildTypes(), buildManifest(), buildServer().then(buildServerCard), buildRelease()]);
   await buildDemo();
 }
 
