@@ -4,7 +4,7 @@
 // drop-in ships it (the server's markup then carries the same bytes the element adopts).
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
-import { mangleProps, minifyCss, qrPlugins, widgetBuild } from './build.mjs';
+import { mangleProps, minifyCss, onDemandModules, qrPlugins, widgetBuild } from './build.mjs';
 
 export async function buildServerCard() {
   // Read when called: build.mjs imports this module, and this one imports build.mjs.
@@ -20,4 +20,20 @@ export async function buildServerCard() {
       plugins: [minifyCss],
     }),
   ]);
+}
+
+/**
+ * dist/bill-checkout.node.js: the package's entry where there is no DOM (widget/no-dom.ts, the
+ * `node` condition of package.json): the same names, nothing defined, nothing thrown. `urls` are the
+ * on-demand modules' (buildOnDemand), which its strings import as the element does.
+ */
+export async function buildNoDomEntry(urls) {
+  await esbuild.build({
+    ...widgetBuild,
+    platform: 'neutral',
+    plugins: [onDemandModules(urls)],
+    entryPoints: ['widget/no-dom.ts'],
+    outfile: join(widgetBuild.absWorkingDir, 'dist/bill-checkout.node.js'),
+    legalComments: 'none',
+  });
 }

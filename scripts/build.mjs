@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { buildRelease, buildServer } from './build-release.mjs';
-import { buildServerCard } from './build-server-card.mjs';
+import { buildNoDomEntry, buildServerCard } from './build-server-card.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -385,6 +385,7 @@ export async function buildWidget() {
   });
   await writeFile(widgetFile, await finishBundle(await readFile(widgetFile, 'utf8')));
   await writeFile(widgetMetafile, JSON.stringify(result.metafile));
+  await buildNoDomEntry(onDemand);
   return result.metafile;
 }
 
