@@ -55,6 +55,9 @@ const exemptions = [
   { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')).filter((p) => !p.regex.includes('sandbox')) }] } },
   { files: nodeStore, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/store/x.ts')) }] } },
   { files: ['sandbox/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('sandbox/x.ts') }] } },
+  // The server's rendering draws the element's own card: its templates and CSS, its QR encoder
+  // (bundled for dist/server at build time), its URL check and its texts. Nothing else of the element.
+  { files: ['server/http/render/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('server/http/x.ts').map((p) => (p.regex === FOLDER('(widget|demo)') ? { ...p, regex: `${FOLDER('demo')}|${FOLDER('widget')}(?!(card/card|card/styles|qr-code|safe-url|strings)\\.js$)` } : p)) }] } },
 ];
 
 export default tseslint.config(

@@ -52,10 +52,15 @@ const settleMs = 1000;
 
 if (!existsSync(widgetFile)) await buildWidget();
 const root = new URL('../', import.meta.url);
-const [{ staticFiles }, { orderTicket }] = await Promise.all([
+const [{ staticFiles }, { orderTicket }, { renderCheckout }] = await Promise.all([
   importTs('server/platform/node/static-files.ts'),
   importTs('server/domain/orders/order-ticket.ts'),
+  importTs('server/http/render/checkout.ts'),
 ]);
+// Issue 34's goals: the server-rendered page's QR painted (and pay button ready) at most this, and within
+// this ratio of the page alone measured in the same run.
+const serverRenderedGoalMs = 450;
+const pageAloneRatioGoal = 1.1;
 
 // The merchant's side: its order service (ORDER_LOOKUP_URL: every order costs 12.50) and the secret
 // its page server mints order tickets with.
@@ -76,7 +81,7 @@ const bff = await startBff({
     // The floor under it (Lit and the QR encoder alone), served the same way at /floor/bill-checkout.js.
     floorReady = mountFloor(app, { allowedOrigins: ['*'] });
     // The merchant's pages, rendered per visit as its server would: a fresh order and its ticket.
-    for (const page of ['script-tag', 'pre-created', 'lit-qr-floor']) {
+    for (const page of ['script-tag', 'pre-created', 'lit-qr-floor', 'server-rendered']) {
       app.get(`/phone/${page}.html`, async (c) => {
         const orderId = `phone-${++orderCount}-${randomBytes(4).toString('hex')}`;
         const ticket = await orderTicket(orderId, ticketSecret, 15 * 60_000);
@@ -89,7 +94,13 @@ const bff = await startBff({
           body: JSON.stringify({ orderId, orderTicket: ticket }),
         });
         if (status !== 201) throw new Error(`the page's create answered ${status}: ${body}`);
-        const { billId, token } = JSON.parse(body);
+        const bill = JSON.parse(body);
+        const { billId, token } = bill;
+        if (page.startsWith('server-rendered')) {
+          // As the BFF's checkout.html does (and the merchant's Node server with renderCheckout): a phone gets the pay button.
+          const checkout = await renderCheckout(bill, { token, mode: mode ?? 'button', locale: 'en' });
+          return c.html(pages[page]({ checkout }));
+        }
         return c.html(pages[page]({ billId, token, mode }));
       });
     }
@@ -141,11 +152,15 @@ try {
 
   // 1. Navigation to the QR painted and to the pay button ready.
   const views = { qr: { selector: '[part~="qr"]', end: 'nav_to_painted' }, button: { selector: '[part~="pay-button"]', end: 'nav_to_ready' } };
-  const pageFiles = { script_tag: 'script-tag', pre_created: 'pre-created' };
+  const pageFiles = { script_tag: 'script-tag', pre_created: 'pre-created', server_rendered: 'server-rendered' };
   const variants = [];
   for (const [page, file] of Object.entries(pageFiles)) {
     for (const [view, { selector }] of Object.entries(views)) {
-      variants.push({ name: `${page}.${view}`, url: `${bff.url}/phone/${file}.html?mode=${view === 'qr' ? 'qr' : 'auto'}`, probe: { tag: 'bill-checkout', selector } });
+      variants.push({
+        name: `${page}.${view}`,
+        url: `${bff.url}/phone/${file}.html?mode=${view === 'qr' ? 'qr' : 'auto'}`,
+        probe: { tag: 'bill-checkout', selector, takeOver: page === 'server_rendered' },
+      });
     }
   }
   const navigation = await roundRobin(variants);
@@ -158,6 +173,13 @@ try {
     navMedians[name] = quantile(totals, 0.5);
     medianAndP95(`${key}.${views[view].end}`, totals);
     medianAndP95(`${key}.html`, results.map((r) => r.htmlEnd));
+    // The server-rendered page paints its QR code from the HTML: no script, no read before it.
+    medianAndP95(`${key}.cls`, results.map((r) => r.cls), 'score');
+    medianAndP95(`${key}.script_bytes_before_painted`, results.map((r) => r.scriptBytesBefore), 'B');
+    if (page === 'server_rendered') {
+      medianAndP95(`${key}.taken_over_at`, results.map((r) => r.takenOverAt));
+      continue;
+    }
     medianAndP95(`${key}.script`, results.map((r) => scriptEnd(r) - r.htmlEnd));
     // When the script was asked for: after the parser met its tag, in a renderer that starts cold.
     medianAndP95(`${key}.script_requested_at`, results.map((r) => script(r).startTime));
@@ -176,6 +198,10 @@ try {
   }
   goal('phone.script_tag.qr.nav_to_painted_median_ms', navMedians['script_tag.qr'] <= 900, 900, 'ms');
   goal('phone.pre_created.qr.nav_to_painted_median_ms', navMedians['pre_created.qr'] <= preCreatedGoalMs, preCreatedGoalMs, 'ms');
+  goal('phone.server_rendered.qr.nav_to_painted_median_ms', navMedians['server_rendered.qr'] <= serverRenderedGoalMs, serverRenderedGoalMs, 'ms');
+  goal('phone.server_rendered.button.nav_to_ready_median_ms', navMedians['server_rendered.button'] <= serverRenderedGoalMs, serverRenderedGoalMs, 'ms');
+  const maxCls = Math.max(...navigation['server_rendered.qr'].concat(navigation['server_rendered.button']).map((r) => r.cls));
+  goal('phone.server_rendered.cls_max', maxCls === 0, 0, 'score');
   goal('phone.script_tag.qr.longest_long_task_p95_ms', elementLongest['script_tag.qr'] <= 50, 50, 'ms');
 
   // 2. The cost of each checkout to the merchant's page, and of the page without one (its own first
@@ -183,6 +209,8 @@ try {
   const contenders = [
     { name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } },
     { name: 'bill_checkout', url: `${bff.url}/phone/pre-created.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
+    // Issue 34: the same order, the checkout in the HTML (the QR painted before any script), then the drop-in.
+    { name: 'server_rendered', url: `${bff.url}/phone/server-rendered.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
     // The same page with the floor's script (Lit and the QR encoder alone): what is left to ours.
     { name: 'lit_qr_floor', url: `${bff.url}/phone/lit-qr-floor.html?mode=qr`, probe: { tag: 'bill-checkout', selector: '[part~="qr"]' } },
     // Its QR code is an image drawn by Adyen's server (stubbed here): painted once loaded.
@@ -249,6 +277,10 @@ try {
   const leastBlocking = [...peers].sort((a, b) => summary[a].tbt - summary[b].tbt)[0];
   report('phone.cost.least_blocking_peer', leastBlocking, 'name');
   report('phone.cost.tbt_ours_over_least_blocking_peer', summary[leastBlocking].tbt > 0 ? ours.tbt / summary[leastBlocking].tbt : 'n/a', 'ratio');
+
+  // Issue 34: the server-rendered page against the page alone, measured in the same run.
+  report('phone.cost.server_rendered.ratio_to_page_alone.rendered', summary.server_rendered.rendered / summary.page_alone.rendered, 'ratio');
+  goal('phone.cost.server_rendered.ratio_to_page_alone.rendered', summary.server_rendered.rendered <= pageAloneRatioGoal * summary.page_alone.rendered, pageAloneRatioGoal, 'ratio');
 
   // What bounds the two goals: the room the floor leaves under each (negative: the floor alone
   // misses it), and what ours takes beyond the floor.

@@ -114,7 +114,7 @@ function startPayment(): void {
   let shown = false;
   mountCheckout(checkoutBox, {
     // The service's documents do not name the gold unit: a merchant names the one its service uses.
-    attributes: { ...orderAttributes(order), cancellable: '', locale: lang, 'gold-unit': 'g' },
+    attributes: { ...orderAttributes(order), cancellable: '', locale: lang, 'gold-unit': 'g', variant: 'embedded' },
     onCreated(bill) {
       checkout = { ...order, billId: bill.billId };
       saveCheckout(checkout);

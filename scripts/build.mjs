@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { buildRelease, buildServer } from './build-release.mjs';
+import { buildNoDomEntry, buildServerCard } from './build-server-card.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -184,23 +185,28 @@ export function shortErrors(source, name) {
 export const qrPlugins = [qrByteOnly, qrInternals];
 
 /**
- * An esbuild plugin that minifies the CSS of `css` tagged templates without interpolations in
- * widget/styles.ts, and builds each with Lit's `unsafeCSS` of its text: the same CSSResult, without
- * the `css` tag's checks of interpolated values, which such a template has none of.
+ * An esbuild plugin that minifies the card's CSS (the template marked `css` without interpolations
+ * in widget/card/styles.ts), which the element adopts through Lit's `unsafeCSS` and the server
+ * writes into the markup it sends (both builds use this plugin).
  */
 export const minifyCss = {
   name: 'minify-css-templates',
   setup(build) {
-    build.onLoad({ filter: /widget[\\/]styles\.ts$/ }, async (args) => {
+    build.onLoad({ filter: /widget[\\/]card[\\/]styles\.ts$/ }, async (args) => {
       let source = await readFile(args.path, 'utf8');
-      for (const [whole, text] of source.matchAll(/css`([^`$]*)`/g)) {
-        const { code } = await esbuild.transform(text, { loader: 'css', minify: true, target: 'chrome100' });
-        source = source.replace(whole, `staticCss(${JSON.stringify(tightCustomProperties(code.trim()))})`);
+      for (const [whole, text] of source.matchAll(/\/\* css \*\/ `([^`$]*)`/g)) {
+        source = source.replace(whole, JSON.stringify(await minifiedCss(text)));
       }
-      return { contents: `import { unsafeCSS as staticCss } from 'lit';\n${source}`, loader: 'ts' };
+      return { contents: source, loader: 'ts' };
     });
   },
 };
+
+/** CSS text minified as the card ships it. */
+export async function minifiedCss(text) {
+  const { code } = await esbuild.transform(text, { loader: 'css', minify: true, target: 'chrome100' });
+  return tightCustomProperties(code.trim());
+}
 
 /** Minified CSS without the spaces esbuild keeps in custom property values (`--_bg: var(--x, Canvas)`): a value's leading space and a var() fallback's are not part of what it means. */
 export function tightCustomProperties(code) {
@@ -379,6 +385,7 @@ export async function buildWidget() {
   });
   await writeFile(widgetFile, await finishBundle(await readFile(widgetFile, 'utf8')));
   await writeFile(widgetMetafile, JSON.stringify(result.metafile));
+  await buildNoDomEntry(onDemand);
   return result.metafile;
 }
 
@@ -397,7 +404,7 @@ export async function buildManifest(outdir = root) {
 export async function build() {
   await mkdir(join(root, 'dist'), { recursive: true });
   await buildWidget();
-  await Promise.all([buildTypes(), buildManifest(), buildServer(), buildRelease()]);
+  await Promise.all([buildTypes(), buildManifest(), buildServer().then(buildServerCard), buildRelease()]);
   await buildDemo();
 }
 

@@ -30,6 +30,7 @@ import { createRedactor } from './redact.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { billRoutes } from './http/routes/bills.js';
 import { callbackRoutes } from './http/routes/callback.js';
+import { checkoutRoutes } from './http/routes/checkout.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { openApiRoutes } from './http/routes/openapi.js';
@@ -244,6 +245,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     },
   }));
   registry.route('/api/bills', billRoutes(services));
+  registry.route('/api/bills', checkoutRoutes(services));
   registry.route('/api/hooks/callback', callbackRoutes(services));
   registry.route('/api/hooks/return', returnRoutes(services));
   registry.route('/api/admin', adminRoutes(services));

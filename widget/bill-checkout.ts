@@ -1,13 +1,12 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import type { AmountDisplay, BillView, Outcome } from '../contract/bill-view.js';
+import type { AmountDisplay, BillView } from '../contract/bill-view.js';
 import { BffClient, BffError, isBillView, retryable, type BillRef, type Transport } from './bff-client.js';
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
 import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent, BillTicketExpiredEvent } from './events.js';
-import { formatAmount } from '../contract/decimal.js';
+import { card, finalOutcome, type CardHost } from './card/card.js';
 import { formatDuration } from './format.js';
-import { icons } from './icons.js';
 import { nextTask } from './next-task.js';
 import type { BridgeMessage } from './native-bridge.js';
 import { qrPath, type QrPath } from './qr-code.js';
@@ -16,24 +15,6 @@ import { SessionController, type Problem } from './controllers/session-controlle
 import { StatusController } from './controllers/status-controller.js';
 import { en, languageOf, loadStrings, stringsFor, type Strings } from './strings.js';
 import { styles } from './styles.js';
-
-type FinalOutcome = Exclude<Outcome, 'pending'>;
-
-/**
- * What the element shows, one screen at a time, decided in one place (`#screen`) and drawn by one
- * render method each:
- * - `idle`: nothing to show (no order, amount or bill to start from);
- * - `loading`: creating or reading the bill, and saying so while the BFF is unreachable;
- * - `problem`: no bill, and retrying will not bring one (the create or its ticket refused, the bill unknown);
- * - `pending`: the bill to pay: QR code or pay button, countdown, copy, toggle, cancel;
- * - `checking`: the countdown ended before a final status: asking the BFF, never "expired";
- * - `final`: the bill's outcome.
- */
-type Screen =
-  | { _name: 'idle' | 'loading' }
-  | { _name: 'problem'; _problem: Exclude<Problem, 'unreachable'> }
-  | { _name: 'pending'; _bill: BillView; _left: number }
-  | { _name: 'checking' | 'final'; _bill: BillView };
 
 let bridge: Promise<typeof import('./native-bridge.js')> | undefined;
 
@@ -75,6 +56,9 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart cancel-button - Cancels the pending bill (with `cancellable`), after asking.
  * @csspart cancel-confirm - The Yes and No buttons of the question whether to cancel.
  * @csspart status - The status line.
+ * @csspart money - Under a failed, cancelled or expired heading: "No money was taken."
+ * @csspart expiry - In the server's markup (`renderCheckout`): the bill's expiry, shown without JavaScript and on a printed page.
+ * @csspart status-link - In the server's markup: the link that checks the status without JavaScript.
  * @csspart error - Why the bill URL is not shown.
  * @csspart icon - The icon of a final or error state.
  * @csspart heading - The heading of a final state.
@@ -82,11 +66,13 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart retry-button - Tries to create the bill again after a refusal.
  * @csspart reload-button - Reloads the page after the BFF refused the order ticket.
  *
- * @cssprop --bill-checkout-background - Card background (default: the system's Canvas color).
- * @cssprop --bill-checkout-color - Text color (default: CanvasText). Light and dark follow `color-scheme`.
- * @cssprop --bill-checkout-border-color - Borders of the card and buttons.
- * @cssprop --bill-checkout-accent - Background of the main buttons and the focus ring.
- * @cssprop --bill-checkout-accent-color - Text of the main buttons.
+ * @attr {"embedded"} variant - `embedded`: no border and no padding of its own, for a checkout inside the page's own card (the card never draws a surface of its own: it is on the host's, light or dark).
+ *
+ * @cssprop --bill-checkout-background - Card background (default: none, the host's surface shows through).
+ * @cssprop --bill-checkout-color - Text color (default: inherited from the host, so light and dark follow the page).
+ * @cssprop --bill-checkout-border-color - The card's border (none with `variant="embedded"`).
+ * @cssprop --bill-checkout-accent - Background of the one primary action (pay, start again) and the focus ring.
+ * @cssprop --bill-checkout-accent-color - Text of the primary action.
  * @cssprop --bill-checkout-success - Icon color when paid.
  * @cssprop --bill-checkout-danger - Icon color of failures and errors.
  * @cssprop --bill-checkout-warning - Icon color of cancelled, expired and checking.
@@ -200,10 +186,15 @@ export class BillCheckout extends LitElement {
   #unsafeFor?: string;
   #autoView?: 'qr' | 'button';
   #qrCache?: { _url: string; _qr: QrPath };
-  #display?: AmountDisplay;
+  private _display?: AmountDisplay;
   #hadFocus = false;
   #cancelling = false;
   #left = Infinity;
+  /**
+   * The card the server rendered (`renderCheckout`: a declarative shadow root, there before the
+   * element): shown until the element has more than its loading screen to put in its place.
+   */
+  #server = this.shadowRoot;
 
   protected override async scheduleUpdate(): Promise<void> {
     // On a phone's CPU the render is a long task with what comes before it in the same task: the
@@ -216,26 +207,28 @@ export class BillCheckout extends LitElement {
 
   /** The bill URL whose QR code is to be shown, when it is not encoded yet. */
   #qrToEncode(): string | false | null | undefined {
-    const url = this._bill && this.#showing === 'qr' && this.#url(this._bill);
+    const url = this._bill && this._showing === 'qr' && this._url(this._bill);
     return url !== this.#qrCache?._url && url;
   }
 
   /** Encodes the QR code of `url` (by default #qrToEncode), unless it is encoded; true when it did. */
   #encode(url = this.#qrToEncode()): boolean {
     if (!url || this.#qrCache?._url === url) return false;
-    this.#qrCache = { _url: url, _qr: qrPath(url) };
+    // The server's QR code of the bill, while its card is shown: not encoded again.
+    const svg = this.#server?.querySelector<SVGSVGElement>('[part~=qr]');
+    this.#qrCache = { _url: url, _qr: svg ? { size: svg.viewBox.baseVal.width, d: (svg.lastChild as Element).getAttribute('d')! } : qrPath(url) };
     return true;
   }
 
-  get #showing(): 'qr' | 'button' {
+  private get _showing(): 'qr' | 'button' {
     // Chosen once, when the first bill is shown: the view does not change under the customer.
     return this._chosenView ?? (this.mode === 'auto' ? (this.#autoView ??= prefersButton() ? 'button' : 'qr') : this.mode);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // Not English: the language's module loads once, and the element shows nothing until it is there.
-    if (!stringsFor(this.#locale)) {
-      void loadStrings(this.#locale).then(() => {
+    if (!stringsFor(this._locale)) {
+      void loadStrings(this._locale).then(() => {
         // Announced before the language was there, so in English: say it in the language.
         const key = (Object.keys(en) as (keyof Strings)[]).find((k) => en[k] === this._announcement);
         if (key) this._announcement = this.#text[key];
@@ -258,7 +251,7 @@ export class BillCheckout extends LitElement {
     }
   }
 
-  get #locale(): string {
+  private get _locale(): string {
     // WebKitGTK on a POSIX system says "C", no language tag; left to Intl's default that formats "$ 12500.50".
     try {
       return Intl.getCanonicalLocales((this.locale ?? navigator.language).replace(/_/g, '-'))[0]!;
@@ -268,7 +261,7 @@ export class BillCheckout extends LitElement {
   }
 
   get #text(): Strings {
-    return { ...(stringsFor(this.#locale) ?? en), ...this.strings };
+    return { ...(stringsFor(this._locale) ?? en), ...this.strings };
   }
 
   #emit(event: BillCreatedEvent | BillStatusEvent | BillFinalEvent): void {
@@ -310,10 +303,10 @@ export class BillCheckout extends LitElement {
     const s = this.#text;
     this._bill = view;
     // Creates and reads carry it, the stream's views not: kept while the bill is the same.
-    this.#display = view.display ?? (previous?.billId === view.billId ? this.#display : undefined);
+    this._display = view.display ?? (previous?.billId === view.billId ? this._display : undefined);
     this._reconnecting = false;
     this.#countdown.set(view.isFinal ? undefined : view.expiredOn);
-    if (!view.isFinal && this.#unsafeFor !== view.billUrl && !this.#url(view)) {
+    if (!view.isFinal && this.#unsafeFor !== view.billUrl && !this._url(view)) {
       this.#unsafeFor = view.billUrl;
       this.#emitError(new BffError('unsafe_url', 'Unsafe bill URL'));
     }
@@ -361,11 +354,11 @@ export class BillCheckout extends LitElement {
     this.dispatchEvent(new BillErrorEvent(error as Error));
   }
 
-  #url(view: BillView): string | null {
+  private _url(view: BillView): string | null {
     return safeUrl(view.billUrl, parseSchemes(this.allowedSchemes));
   }
 
-  async #cancel(): Promise<void> {
+  private async _cancel(): Promise<void> {
     const ref = this.#ref;
     if (!ref || this.#cancelling) return;
     this.#cancelling = true;
@@ -380,12 +373,12 @@ export class BillCheckout extends LitElement {
     }
   }
 
-  #startAgain(): void {
+  private _startAgain(): void {
     this.#session._forget();
     this.#session._start();
   }
 
-  async #copy(url: string): Promise<void> {
+  private async _copy(url: string): Promise<void> {
     try {
       await navigator.clipboard.writeText(url);
       this._copied = true;
@@ -395,150 +388,34 @@ export class BillCheckout extends LitElement {
     }
   }
 
-  protected override render(): TemplateResult {
+  protected override render(): TemplateResult | typeof nothing {
+    const ready = stringsFor(this._locale);
+    if (this.#server) {
+      if (!ready || !(this._bill || this._problem)) return nothing;
+      // Replaced in one frame by the same markup: nothing moves (its <style> stays, with the print rules).
+      this.#server.querySelector('div')!.remove();
+      this.#server = null;
+    }
     // Read in the voice of the language shown, whatever the page's own `lang`.
-    return html`<div lang=${languageOf(this.#locale)}>${stringsFor(this.#locale) ? this.#body(this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
+    return html`<div lang=${languageOf(this._locale)}>${ready ? card(html, nothing, this as unknown as CardHost, this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
   }
 
-  /** What the element shows now; the one place that decides it. */
-  get #screen(): Screen {
-    const { _bill: bill, _problem: problem } = this;
-    // `unreachable` is no screen of its own: the loading one, while the call is retried.
-    if (problem && problem !== 'unreachable') return { _name: 'problem', _problem: problem };
-    if (!bill) return { _name: (this.billId && this.token) || this.orderId || this.amount ? 'loading' : 'idle' };
-    if (bill.isFinal) return { _name: 'final', _bill: bill };
-    const left = this.#countdown._remaining;
-    return left > 0 ? { _name: 'pending', _bill: bill, _left: left } : { _name: 'checking', _bill: bill };
+  // The card's handlers and what it reads (CardHost): Lit calls the handlers with the element as `this`.
+  private _toggle(): void {
+    this._chosenView = this._showing === 'button' ? 'qr' : 'button';
   }
 
-  #body(s: Strings): TemplateResult | typeof nothing {
-    const screen = this.#screen;
-    switch (screen._name) {
-      case 'idle':
-        return nothing;
-      case 'loading':
-        return this.#loading(s);
-      case 'problem':
-        return this.#problem(screen._problem, s);
-      case 'pending':
-        return this.#pending(screen._bill, screen._left, s);
-      case 'checking':
-        return this.#checking(screen._bill, s);
-      case 'final':
-        return this.#final(screen._bill, s);
-    }
+  private _ask(): void {
+    this._confirming = !this._confirming;
   }
 
-  #loading(s: Strings): TemplateResult {
-    const retrying = this._problem === 'unreachable';
-    return html`<div part="base">
-        <p part="status" class=${retrying ? 'strong' : ''}>${retrying ? s.unreachable : s.loading}</p>
-      </div>`;
+  private get _left(): number {
+    return this.#countdown._remaining;
   }
 
-  #problem(problem: Exclude<Problem, 'unreachable'>, s: Strings): TemplateResult {
-    return html`<div part="base">
-        ${icon(problem === 'ticketExpired' ? 'expired' : 'failed')}
-        <p part="status" class="strong" tabindex="-1" data-focus>${s[problem]}</p>
-        ${problem === 'createFailed'
-          ? html`<button part="retry-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
-          : problem === 'ticketExpired'
-            // The page's server mints a new ticket; a page that sets one itself restarts the element (willUpdate).
-            ? html`<button part="reload-button" class="primary" @click=${() => location.reload()}>${s.reload}</button>`
-            : nothing}
-      </div>`;
+  /** The QR code of `url`, encoded once (scheduleUpdate encodes it in a task of its own). */
+  private _qr(url: string): QrPath {
+    this.#encode(url);
+    return this.#qrCache!._qr;
   }
-
-  #pending(bill: BillView, left: number, s: Strings): TemplateResult {
-    const url = this.#url(bill);
-    const showing = this.#showing;
-    return html`<div part="base">
-      ${this.#summary(bill, s)}
-      ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
-      ${this.#payment(url, showing, s)}
-      <p part="status">${s.waiting}</p>
-      ${this.#reconnecting(s)}
-      ${url === null
-        ? nothing
-        : html`<button part="toggle-button" @click=${() => (this._chosenView = showing === 'button' ? 'qr' : 'button')}>
-            ${showing === 'button' ? s.showQr : s.showButton}
-          </button>`}
-      ${this.cancellable ? this.#cancelControls(s) : nothing}
-    </div>`;
-  }
-
-  #checking(bill: BillView, s: Strings): TemplateResult {
-    return html`<div part="base">
-        ${this.#summary(bill, s)} ${icon('expired')}
-        <p part="status" class="strong">${s.checking}</p>
-        ${this.#reconnecting(s)}
-      </div>`;
-  }
-
-  #final(bill: BillView, s: Strings): TemplateResult {
-    const outcome = finalOutcome(bill);
-    return html`<div part="base">
-        ${icon(outcome)}
-        <h2 part="heading" tabindex="-1" data-focus>${s[outcome]}</h2>
-        ${this.#summary(bill, s)}
-        <slot name=${outcome}></slot>
-        ${outcome !== 'paid' && !(this.billId && this.token) && (this.orderId || this.amount)
-          ? html`<button part="start-again-button" class="primary" @click=${this.#startAgain}>${s.startAgain}</button>`
-          : nothing}
-      </div>`;
-  }
-
-  /** The amounts and the reference, on the pending, checking and final screens. */
-  #summary(bill: BillView, s: Strings): TemplateResult {
-    const unit = this.goldUnit ?? s.goldUnit;
-    const shown = this.#display?.locale === this.#locale ? this.#display : null;
-    return html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
-      <p part="amount">${shown?.billAmount ?? formatAmount(bill.billAmount, this.#locale, bill.currency)}</p>
-      ${bill.requireGCAmount === null
-        ? nothing
-        : html`<p part="gold-amount">${s.gold}: ${shown?.requireGCAmount ?? formatAmount(bill.requireGCAmount, this.#locale)}${unit ? ` ${unit}` : ''}</p>`}
-      ${bill.merchantReference
-        ? html`<p part="reference" class="muted">${s.reference}: ${bill.merchantReference}</p>`
-        : nothing}`;
-  }
-
-  #reconnecting(s: Strings): TemplateResult | typeof nothing {
-    return this._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing;
-  }
-
-  /** The QR code or the pay button, and the copy button; or why the bill URL is not shown. */
-  #payment(url: string | null, showing: 'qr' | 'button', s: Strings): TemplateResult {
-    if (url === null) return html`<p part="error" class="strong">${s.unsafeUrl}</p>`;
-    let payment;
-    if (showing === 'button') {
-      payment = html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`;
-    } else {
-      this.#encode(url);
-      const { size, d } = this.#qrCache!._qr;
-      payment = html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${size} ${size}"
-          shape-rendering="crispEdges"><rect width=${size} height=${size}></rect><path d=${d}></path></svg>
-        <p class="muted">${s.scan}</p>`;
-    }
-    // In both views: in-app browsers that block handing the link to an app leave copying it.
-    return html`${payment}<button part="copy-button" @click=${() => this.#copy(url)}>${this._copied ? s.copied : s.copy}</button>`;
-  }
-
-  /** The cancel button, or the question it asks first. */
-  #cancelControls(s: Strings): TemplateResult {
-    return this._confirming
-      ? html`<p id="ask" class="strong">${s.cancelAsk}</p>
-        <div part="cancel-confirm" role="group" aria-labelledby="ask">
-          <button @click=${this.#cancel}>${s.yes}</button>
-          <button data-focus @click=${() => (this._confirming = false)}>${s.no}</button>
-        </div>`
-      : html`<button part="cancel-button" data-focus @click=${() => (this._confirming = true)}>${s.cancel}</button>`;
-  }
-}
-
-function finalOutcome(view: BillView): FinalOutcome {
-  return view.outcome === 'pending' ? 'failed' : view.outcome;
-}
-
-function icon(name: keyof typeof icons): TemplateResult {
-  return html`<svg part="icon" class="icon ${name}" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle><path d=${icons[name]}></path></svg>`;
 }

@@ -30,6 +30,8 @@ export const en = {
   failed: 'Payment failed',
   cancelled: 'Payment cancelled',
   expired: 'Bill expired',
+  /** Under a failed, cancelled or expired heading: what happened to the money. */
+  noMoney: 'No money was taken.',
   startAgain: 'Start again',
   unsafeUrl: 'This payment link is not safe.',
   notFound: 'Bill not found.',

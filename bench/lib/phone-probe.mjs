@@ -14,8 +14,13 @@
  * frame that draws it starts), then the task after that frame (it has been produced), as in
  * bench/widget-paint.mjs. Sets `globalThis.__probe`, a promise of the figures.
  */
-export function probe({ selector, tag, mark, settleMs }) {
+export function probe({ selector, tag, mark, settleMs, takeOver }) {
   const longTasks = [];
+  // Layout shifts (issue 34: CLS from the first paint through the element's take-over), summed.
+  let cls = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) cls += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
   new PerformanceObserver((list) => {
     for (const { startTime, duration } of list.getEntries()) longTasks.push({ startTime, duration });
   }).observe({ type: 'longtask', buffered: true });
@@ -37,6 +42,13 @@ export function probe({ selector, tag, mark, settleMs }) {
   const roots = [document];
   const inDom = new Promise((resolve) => {
     const check = () => {
+      // Declarative shadow roots (server-rendered markup) are attached by the parser, not attachShadow.
+      for (const host of document.querySelectorAll(tag ?? 'bill-checkout')) {
+        if (host.shadowRoot && !roots.includes(host.shadowRoot)) {
+          roots.push(host.shadowRoot);
+          watch(host.shadowRoot);
+        }
+      }
       for (const root of roots) {
         const part = root.querySelector(selector);
         if (!part) continue;
@@ -73,6 +85,19 @@ export function probe({ selector, tag, mark, settleMs }) {
     // A mark the trace also records: it ties the trace's clock to this page's.
     const painted = performance.mark('probe:painted');
     const definedAt = await defined;
+    // With takeOver: until the element has put its own card in place of the server's (whose expiry
+    // line only the server draws), and a frame after it.
+    let takenOverAt = null;
+    if (takeOver) {
+      const root = document.querySelector(tag).shadowRoot;
+      await new Promise((resolve) => {
+        const done = () => !root.querySelector('.print') && (observer.disconnect(), resolve());
+        const observer = new MutationObserver(done);
+        observer.observe(root, { childList: true, subtree: true });
+        done();
+      });
+      takenOverAt = await afterPaint();
+    }
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const [navigation] = performance.getEntriesByType('navigation');
     return {
@@ -81,6 +106,11 @@ export function probe({ selector, tag, mark, settleMs }) {
       paintedAt,
       markAt: painted.startTime,
       htmlEnd: navigation.responseEnd,
+      takenOverAt,
+      cls,
+      // Script bytes on the wire that started before the part was painted (0: painted from the HTML alone).
+      scriptBytesBefore: performance.getEntriesByType('resource')
+        .filter((r) => r.initiatorType === 'script' && r.startTime < paintedAt).reduce((sum, r) => sum + r.transferSize, 0),
       resources: performance.getEntriesByType('resource').map((r) => ({
         name: r.name, initiatorType: r.initiatorType, startTime: r.startTime, responseEnd: r.responseEnd,
       })),

@@ -65,6 +65,10 @@ export const pages = {
   // and the page starts that read while the element's script is still on its way (README, "A bill
   // your server created"): the element's fetch of the same URL takes the preloaded answer.
   'pre-created': ({ billId, token, mode }) => preCreated({ billId, token, mode, script: '/bill-checkout.js' }),
+  // Issue 34: the merchant's server created the bill and put the checkout's markup in the page
+  // (renderCheckout: the card in a declarative shadow root, the QR code as inline SVG), the drop-in's
+  // script after it to take it over.
+  'server-rendered': ({ checkout }) => page({ checkout, script: '/bill-checkout.js' }),
   // The same page with the floor under the drop-in (bench/pages/lit-qr-floor.ts, served at /floor/).
   'lit-qr-floor': ({ billId, token, mode }) => preCreated({ billId, token, mode, script: '/floor/bill-checkout.js' }),
 };

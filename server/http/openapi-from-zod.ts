@@ -14,7 +14,7 @@
 import { z } from 'zod';
 
 type Json = Record<string, unknown>;
-export type MediaType = 'application/json' | 'text/html' | 'text/plain' | 'text/event-stream';
+export type MediaType = 'application/json' | 'text/html' | 'text/plain' | 'text/event-stream' | 'image/svg+xml' | 'image/png';
 type Security = Record<string, string[]>[];
 
 /** One answer of an operation: its headers (OpenAPI header objects or references) and its body by media type. */

@@ -43,6 +43,15 @@ const cases: [file: string, specifier: string, allowed: boolean][] = [
   ['server/domain/create/x.ts', 'hono', false],
   ['server/domain/create/x.ts', '../errors.js', true],
   ['server/http/routes/x.ts', '../../domain/errors.js', true],
+  ['server/http/routes/x.ts', '../../../widget/card/card.js', false],
+  ['server/http/render/x.ts', '../../../widget/card/card.js', true],
+  ['server/http/render/x.ts', '../../../widget/card/styles.js', true],
+  ['server/http/render/x.ts', '../../../widget/qr-code.js', true],
+  ['server/http/render/x.ts', '../../../widget/strings.js', true],
+  ['server/http/render/x.ts', '../../../widget/bill-checkout.js', false],
+  ['server/http/render/x.ts', '../../../widget/styles.js', false],
+  ['server/http/render/x.ts', '../../../demo/shop.js', false],
+  ['server/http/render/x.ts', 'node:zlib', false],
 ];
 
 test('the layout\'s import directions are enforced by lint rules', async () => {

@@ -115,7 +115,8 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   });
   assert.equal(created.status, 201, await created.clone().text());
   const bill = (await created.json()) as { billId: string; token: string; billAmount: string };
-  assert.equal(bill.billAmount, '12.5');
+  // The amount as the merchant's catalogue gave it (decimal text, kept as given).
+  assert.equal(bill.billAmount, '12.50');
   assert.equal((await fetch(`${base}/sandbox/_control/bills/${bill.billId}/pay`, { method: 'POST' })).status, 200);
   // Its callback, or the requery a read starts behind its answer, stores the payment: read until it shows.
   const read = async () => ((await (await fetch(`${base}/api/bills/${bill.billId}?token=${bill.token}`)).json()) as { outcome: string }).outcome;
@@ -132,8 +133,20 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   assert.equal(code, 0, output);
   assert.match(output, /NOTICE .*"outcome":"paid".*"livemode":false/);
 
+  // Where there is no DOM (plain node, a framework's server render): importing the element does
+  // nothing and throws nothing, and React 19 renders a component holding <bill-checkout> to a string,
+  // with the server-rendered markup inside.
+  const imported = await run(process.execPath, ['--input-type=module', '-e',
+    "const m = await import('bill-checkout'); console.log(typeof customElements, m.BillCheckout === undefined, m.safeUrl('https://pay.example/b'))"], { cwd: app });
+  assert.equal(imported.stdout.trim(), 'undefined true https://pay.example/b');
+  for (const pkg of ['react', 'react-dom', 'scheduler']) await symlink(join(ROOT, 'node_modules', pkg), join(app, 'node_modules', pkg), 'dir');
+  await cp(join(FIXTURES, 'react-ssr.mjs'), join(app, 'react-ssr.mjs'));
+  const rendered = await run(process.execPath, ['react-ssr.mjs'], { cwd: app });
+  assert.match(rendered.stdout, /^<main><h1>Your order<\/h1><div style="display:contents"><bill-checkout bill-id="B1" token="T1" mode="qr" locale="en"><template shadowrootmode="open"><style>/);
+  assert.match(rendered.stdout, /<svg part="qr" role="img"/);
+
   // The declarations, from a TypeScript file and a React .tsx file, as a merchant's editor sees them.
-  await cp(FIXTURES, app, { recursive: true, filter: (src) => !src.endsWith('serve.mjs') });
+  await cp(FIXTURES, app, { recursive: true, filter: (src) => !src.endsWith('.mjs') });
   await mkdir(join(app, 'node_modules/@types'), { recursive: true });
   for (const types of ['react', 'node']) await symlink(join(ROOT, 'node_modules/@types', types), join(app, 'node_modules/@types', types), 'dir');
   // The element's class extends Lit's LitElement: an app that type-checks against it has lit (an optional peer dependency).

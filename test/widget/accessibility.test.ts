@@ -5,12 +5,14 @@ import { noViolations } from './axe-check.js';
 import { engine, press } from './engine.js';
 import { FakeEventSource, final, harness, has, part, shadow, type Harness } from './support.js';
 
-// Dark from the system (prefers-color-scheme) and dark pinned by the page (color-scheme on the element,
-// as the README tells merchants). Only CDP can emulate the system's scheme: WebKitGTK's WebDriver and
-// Firefox's WebDriver BiDi have no command for it, so there the system's dark is not tried.
+// The card has no surface of its own: it is drawn on the host's, in the host's colours. The host
+// here is the page's body, light, dark from the system (prefers-color-scheme, with `color-scheme:
+// light dark`), or dark pinned by the page (`color-scheme: dark`). Only CDP can emulate the system's
+// scheme: WebKitGTK's WebDriver and Firefox's WebDriver BiDi have no command for it, so there the
+// system's dark is not tried.
 const schemes = [
-  { name: 'light', system: 'light', pinned: '' },
-  { name: 'dark, from the system', system: 'dark', pinned: '' },
+  { name: 'light', system: 'light', pinned: 'light' },
+  { name: 'dark, from the system', system: 'dark', pinned: 'light dark' },
   { name: 'dark, pinned by the page', system: 'light', pinned: 'dark' },
 ] as const;
 
@@ -20,12 +22,12 @@ for (const scheme of schemes) {
     let h: Harness;
     let emulates = false;
     const pin = document.createElement('style');
-    pin.textContent = `bill-checkout { color-scheme: ${scheme.pinned} }`;
+    pin.textContent = `body { color-scheme: ${scheme.pinned}; background: Canvas; color: CanvasText }`;
     before(async function () {
       emulates = await engine() === 'chromium';
       if (scheme.system === 'dark' && !emulates) this.skip();
       if (emulates) await emulateMedia({ colorScheme: scheme.system });
-      if (scheme.pinned) document.head.append(pin);
+      document.head.append(pin);
     });
     after(async () => {
       pin.remove();
@@ -36,11 +38,12 @@ for (const scheme of schemes) {
     });
     afterEach(() => h.restore());
 
-    it(`paints the checkout ${dark ? 'dark' : 'light'}`, async () => {
+    it(`follows the host's surface: ${dark ? 'light text on its dark' : 'dark text on its light'}, no background of its own`, async () => {
       const el = await h.mount({ 'order-id': 'o' });
-      const background = getComputedStyle(part(el, 'base')!).backgroundColor;
-      const [r, g, b] = background.match(/\d+/g)!.map(Number);
-      expect(r! + g! + b! < 3 * 128, background).to.equal(dark);
+      const style = getComputedStyle(part(el, 'base')!);
+      expect(style.backgroundColor, 'transparent').to.equal('rgba(0, 0, 0, 0)');
+      const [r, g, b] = style.color.match(/\d+/g)!.map(Number);
+      expect(r! + g! + b! > 3 * 128, style.color).to.equal(dark);
     });
 
     it('has no axe violations while loading, retrying, pending and checking', async () => {

@@ -151,7 +151,19 @@ describe('bill-checkout finish', () => {
     FakeEventSource.last.emit(final({ ...h.bff.bills.get('B2')!.view }, 'paid'));
     gram.remove();
     await h.settle();
-    expect(text(strings, 'gold-amount'), 'in the final state too').to.equal('Gold required: 0.0123');
+    // Once final, the gold to pay informs nothing: the paid card says the amount paid, and no "required".
+    expect(has(strings, 'gold-amount'), 'no gold line once final').to.equal(false);
+    expect(has(strings, 'amount')).to.equal(true);
+  });
+
+  it('says what happened to the money: nothing taken on failed, cancelled and expired; nothing said on paid', async () => {
+    for (const outcome of ['failed', 'cancelled', 'expired', 'paid'] as const) {
+      const el = await h.mount({ 'order-id': `order-${outcome}` });
+      FakeEventSource.last.emit(final(h.bff.bills.get([...h.bff.bills.keys()].at(-1)!)!.view, outcome));
+      await h.settle();
+      expect(text(el, 'money'), outcome).to.equal(outcome === 'paid' ? '' : 'No money was taken.');
+      el.remove();
+    }
   });
 
   it('announces the time left at 5 min, 1 min and 30 s, and not every second in between', async () => {

@@ -29,6 +29,7 @@ export default {
   failed: 'Pembayaran gagal',
   cancelled: 'Pembayaran dibatalkan',
   expired: 'Tagihan kedaluwarsa',
+  noMoney: 'Tidak ada uang yang diambil.',
   startAgain: 'Mulai lagi',
   unsafeUrl: 'Tautan pembayaran ini tidak aman.',
   notFound: 'Tagihan tidak ditemukan.',

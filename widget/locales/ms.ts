@@ -29,6 +29,7 @@ export default {
   failed: 'Pembayaran gagal',
   cancelled: 'Pembayaran dibatalkan',
   expired: 'Bil telah tamat tempoh',
+  noMoney: 'Tiada wang diambil.',
   startAgain: 'Mula semula',
   unsafeUrl: 'Pautan pembayaran ini tidak selamat.',
   notFound: 'Bil tidak dijumpai.',

@@ -29,6 +29,7 @@ export default {
   failed: 'การชำระเงินไม่สำเร็จ',
   cancelled: 'ยกเลิกการชำระเงินแล้ว',
   expired: 'บิลหมดอายุแล้ว',
+  noMoney: 'ไม่มีการตัดเงิน',
   startAgain: 'เริ่มใหม่',
   unsafeUrl: 'ลิงก์ชำระเงินนี้ไม่ปลอดภัย',
   notFound: 'ไม่พบบิล',

@@ -29,6 +29,7 @@ export default {
   failed: 'Thanh toán thất bại',
   cancelled: 'Đã hủy thanh toán',
   expired: 'Hóa đơn đã hết hạn',
+  noMoney: 'Không có khoản tiền nào bị trừ.',
   startAgain: 'Bắt đầu lại',
   unsafeUrl: 'Liên kết thanh toán này không an toàn.',
   notFound: 'Không tìm thấy hóa đơn.',

@@ -29,6 +29,7 @@ export default {
   failed: '付款失败',
   cancelled: '付款已取消',
   expired: '账单已过期',
+  noMoney: '未扣除任何款项。',
   startAgain: '重新开始',
   unsafeUrl: '此付款链接不安全。',
   notFound: '未找到账单。',

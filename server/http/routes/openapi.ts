@@ -22,6 +22,7 @@ import type { Answer, DocumentBase, Operation } from '../openapi-from-zod.js';
 import { STARTED_COOKIE } from '../started-here.js';
 import { bindCustomerBody, customerListQuery, listBillsBody, noticeListQuery, noticePath, replayRangeQuery } from './admin.js';
 import { createHeaders, watchHeaders, watchQuery } from './bills.js';
+import { checkoutQuery } from './checkout.js';
 import { callbackHint, callbackPath } from './callback.js';
 import { returnCookies, returnParams } from './return.js';
 
@@ -114,6 +115,59 @@ const emptyJson: Operation['body'] = {
 const billToken = [{ billToken: [] }];
 const adminToken = [{ adminToken: [] }];
 const open: never[] = [];
+
+/** The server-rendered checkout's answers (routes/checkout.ts): pages and images, not JSON. */
+const htmlPage = (description: string): Answer => ({ description, headers: headers('ServerTime'), content: { 'text/html': text } });
+const htmlNotFound = htmlPage('No such bill, or a missing or wrong token: the same HTML page');
+const image = (type: 'image/svg+xml' | 'image/png'): Answer => ({
+  description: "The QR code of the bill's billUrl, dark on white with a quiet zone; Cache-Control: private, max-age=3600",
+  content: { [type]: text },
+});
+const imageNotFound: Answer = { description: 'No such bill, a missing or wrong token, or a billUrl that is not safe to show: no body' };
+const serverRendered: Operation[] = [
+  {
+    method: 'get',
+    path: '/api/bills/{billId}/checkout.html',
+    operationId: 'renderCheckout',
+    tags: ['server-rendered'],
+    summary: 'The checkout in the first HTML: <bill-checkout bill-id token> with its card in a declarative shadow root, for the merchant\'s page',
+    description: "The fragment's Content-Security-Policy names the hash of its one style, for the page's style-src. The same HTML as renderCheckout of bill-checkout/server.",
+    security: billToken,
+    params: billPath,
+    query: checkoutQuery,
+    responses: { 200: htmlPage('The fragment'), 404: htmlNotFound, 500: internal },
+  },
+  {
+    method: 'get',
+    path: '/api/bills/{billId}/status.html',
+    operationId: 'statusPage',
+    tags: ['server-rendered'],
+    summary: 'What became of the payment, for a customer without JavaScript; it refreshes itself while the bill is pending',
+    security: billToken,
+    params: billPath,
+    responses: { 200: htmlPage('The page'), 404: htmlNotFound, 500: internal },
+  },
+  {
+    method: 'get',
+    path: '/api/bills/{billId}/qr.svg',
+    operationId: 'qrSvg',
+    tags: ['server-rendered'],
+    summary: 'The QR code of billUrl as SVG',
+    security: billToken,
+    params: billPath,
+    responses: { 200: image('image/svg+xml'), 404: imageNotFound, 500: internal },
+  },
+  {
+    method: 'get',
+    path: '/api/bills/{billId}/qr.png',
+    operationId: 'qrPng',
+    tags: ['server-rendered'],
+    summary: 'The QR code of billUrl as PNG, for e-mail clients that block SVG',
+    security: billToken,
+    params: billPath,
+    responses: { 200: image('image/png'), 404: imageNotFound, 500: internal },
+  },
+];
 
 const OPERATIONS: Operation[] = [
   {
@@ -551,6 +605,7 @@ const BASE: DocumentBase = {
   servers: [{ url: '/', description: 'The BFF itself: PUBLIC_URL' }],
   tags: [
     { name: 'bills', description: 'Called by the <bill-checkout> element from the merchant\'s page (CORS for ALLOWED_ORIGINS)' },
+    { name: 'server-rendered', description: "The checkout in the first HTML for the merchant's server (a fragment), its QR code as images, and the status page for a customer without JavaScript" },
     { name: 'admin', description: "The merchant's tools, behind the ADMIN_TOKEN Bearer token; off (404) without it" },
     { name: 'hooks', description: "Registered with the service at create, per bill: its callback and the customer's return from the pay page. Each URL carries an unguessable per-bill token, checked before anything else" },
     { name: 'meta', description: 'Health, readiness, metrics and this description' },
@@ -569,7 +624,7 @@ const BASE: DocumentBase = {
 };
 
 export function describeApi(): Record<string, unknown> {
-  return openApiDocument(BASE, SCHEMAS, OPERATIONS);
+  return openApiDocument(BASE, SCHEMAS, [...OPERATIONS, ...serverRendered]);
 }
 
 export function openApiRoutes(): Hono {

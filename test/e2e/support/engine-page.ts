@@ -33,8 +33,8 @@ export interface EnginePage {
 
 export interface EngineBrowser {
   readonly engine: Engine;
-  /** A page of its own (no cookies or storage shared with another) at a size. */
-  newPage(size: Size): Promise<EnginePage>;
+  /** A page of its own (no cookies or storage shared with another) at a size; `javaScript: false` runs none of the page's scripts. */
+  newPage(size: Size, options?: { javaScript?: boolean }): Promise<EnginePage>;
   close(): Promise<void>;
 }
 
@@ -58,18 +58,26 @@ export async function launchEngine(engine: Engine): Promise<EngineBrowser> {
 }
 
 async function launchPuppeteer(engine: 'chromium' | 'firefox'): Promise<EngineBrowser> {
-  const browser: PuppeteerBrowser = await puppeteer.launch(engine === 'firefox'
-    ? { browser: 'firefox', executablePath: FIREFOX_PATH, headless: true }
+  const start = (javaScript: boolean) => puppeteer.launch(engine === 'firefox'
+    // Firefox ESR's WebDriver BiDi has no command that turns scripts off (emulation.setScriptingEnabled
+    // is unknown to it): a browser of its own with the preference off.
+    ? { browser: 'firefox', executablePath: FIREFOX_PATH, headless: true, ...(javaScript ? {} : { extraPrefsFirefox: { 'javascript.enabled': false } }) }
     : { browser: 'chrome', executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const browser: PuppeteerBrowser = await start(true);
+  let withoutScripts: Promise<PuppeteerBrowser> | undefined;
   return {
     engine,
-    async newPage(size) {
-      const context = await browser.createBrowserContext();
+    async newPage(size, { javaScript = true } = {}) {
+      const owner = engine === 'firefox' && !javaScript ? await (withoutScripts ??= start(false)) : browser;
+      const context = await owner.createBrowserContext();
       const page = await context.newPage();
       await page.setViewport({ ...SIZES[size], deviceScaleFactor: 1 });
+      if (!javaScript && engine === 'chromium') await page.setJavaScriptEnabled(false);
       return puppeteerPage(page, context);
     },
-    close: () => browser.close(),
+    async close() {
+      await Promise.all([browser.close(), withoutScripts?.then((b) => b.close())]);
+    },
   };
 }
 
@@ -109,8 +117,11 @@ async function launchWebKit(): Promise<EngineBrowser> {
   const sessions = new Set<WebdriverIO.Browser>();
   return {
     engine: 'webkit',
-    async newPage(size) {
-      const driver = await remote({ hostname: '127.0.0.1', port: server.port, capabilities: webkitCapabilities(), logLevel: 'error' });
+    async newPage(size, { javaScript = true } = {}) {
+      const capabilities = webkitCapabilities();
+      // MiniBrowser's own switch for WebKitSettings' enable-javascript.
+      if (!javaScript) capabilities['webkitgtk:browserOptions'].args.push('--enable-javascript=false');
+      const driver = await remote({ hostname: '127.0.0.1', port: server.port, capabilities, logLevel: 'error' });
       sessions.add(driver);
       await resizeViewport(driver, SIZES[size].width, SIZES[size].height);
       return webdriverPage(driver, () => sessions.delete(driver));

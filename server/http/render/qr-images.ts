@@ -1,0 +1,84 @@
+// The QR code of a bill URL as images a page or an e-mail can hold: SVG, and PNG for the e-mail
+// clients that block SVG. Dark on white with a quiet zone of 4 modules, from the element's own
+// encoder (widget/qr-code.ts, which the build bundles for the server: no qrcode at run time).
+// The PNG is written here (a few chunks; its pixels deflated by CompressionStream, which Node,
+// Bun and Deno all have): no image library.
+import { qrPath, type QrPath } from '../../../widget/qr-code.js';
+
+/** The QR symbol of `text`, as the element draws it: a path of dark-module runs inside a `size` square (quiet zone included). */
+export function qrCode(text: string): QrPath {
+  return qrPath(text);
+}
+
+/** A standalone SVG document of the symbol, `pixels` wide (8 per module by default). */
+export function qrSvg({ size, d }: QrPath, pixels = size * 8): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${pixels}" height="${pixels}" shape-rendering="crispEdges">` +
+    `<rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" fill="#000"/></svg>`;
+}
+
+/** The dark modules of a symbol (quiet zone included), row by row, read back from its path. */
+export function qrModules({ size, d }: QrPath): Uint8Array {
+  const dark = new Uint8Array(size * size);
+  for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)/g)) {
+    dark.fill(1, Number(y) * size + Number(x), Number(y) * size + Number(x) + Number(run));
+  }
+  return dark;
+}
+
+let crcTable: Uint32Array | undefined;
+function crc32(bytes: Uint8Array): number {
+  crcTable ??= Uint32Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  let crc = 0xffffffff;
+  for (const b of bytes) crc = crcTable[(crc ^ b) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+async function deflate(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  // 'deflate' is the zlib format (RFC 1950): what a PNG's IDAT holds.
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** A 1-bit greyscale PNG of the symbol, `scale` pixels per module (8 by default). */
+export async function qrPng(qr: QrPath, scale = 8): Promise<Uint8Array<ArrayBuffer>> {
+  const dark = qrModules(qr);
+  const width = qr.size * scale;
+  const rowBytes = Math.ceil(width / 8);
+  const raw = new Uint8Array((rowBytes + 1) * width);
+  for (let y = 0; y < width; y++) {
+    const row = (y * (rowBytes + 1));
+    // Filter type 0, then the row's bits: 1 is white, 0 black.
+    raw.fill(0xff, row + 1, row + 1 + rowBytes);
+    const my = Math.floor(y / scale);
+    for (let x = 0; x < width; x++) {
+      if (dark[my * qr.size + Math.floor(x / scale)]) raw[row + 1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+    }
+  }
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, width);
+  header.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, filter 0, no interlace
+  const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', await deflate(raw)), chunk('IEND', new Uint8Array())];
+  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    png.set(part, at);
+    at += part.length;
+  }
+  return png;
+}

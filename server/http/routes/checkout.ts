@@ -1,0 +1,121 @@
+// The server-rendered checkout's routes, beside the bill's others under /api/bills/:billId (each
+// with the bill's token; a wrong one answers the same 404 as no bill: an HTML page on the HTML
+// routes, a bare 404 on the images):
+// - checkout.html: the fragment of renderCheckout, for a merchant's server to put in its page;
+// - qr.svg, qr.png: the QR code of billUrl as images (print, e-mail), privately cacheable;
+// - status.html: what became of the payment, for a customer without JavaScript.
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { z } from 'zod';
+import type { BillView } from '../../../contract/bill-view.js';
+import { acceptedLanguages, headerLanguage, languageOf } from '../../../contract/languages.js';
+import type { CachedBill } from '../../domain/status/bill-cache.js';
+import { billForToken } from '../bill-access.js';
+import { ApiError } from '../errors.js';
+import { stampPageSecurity } from '../middleware/security-headers.js';
+import { checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
+import { qrCode, qrPng, qrSvg } from '../render/qr-images.js';
+import { NOT_FOUND_CSP, notFoundPage, statusPage } from '../render/status-page.js';
+import type { Services } from '../services.js';
+
+/** The query of checkout.html besides the token, as the OpenAPI description publishes it. */
+export const checkoutQuery = z.object({
+  locale: z.string().optional().describe('BCP 47 locale of the texts and amounts; the first of Accept-Language when absent'),
+  mode: z.enum(['qr', 'button']).optional().describe('`qr` (default): the QR code; `button`: the pay link (phones)'),
+});
+
+/** How long a browser may keep a bill's QR image (it never changes for a bill; the URL holds the token: private only). */
+const QR_MAX_AGE_S = 3600;
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
+export function checkoutRoutes(s: Services): Hono {
+  const app = new Hono();
+  const serviceNow = () => s.upstream.clock?.now() ?? s.now();
+
+  /** The bill, and a requery behind the answer when it is older than the window (as a status read). */
+  async function known(c: Context): Promise<CachedBill> {
+    const found = await billForToken(c, s);
+    s.refresher.refreshBehind(found.bill, 'poll');
+    s.followUps.watchExpiry(found.bill);
+    return found;
+  }
+
+  /** An HTML route: a wrong token or an unknown bill answers an HTML 404 page in the customer's language. */
+  const page = (handler: (c: Context, found: CachedBill) => Promise<Response>) => async (c: Context) => {
+    let found: CachedBill;
+    try {
+      found = await known(c);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      stampPageSecurity(c);
+      c.header('Content-Security-Policy', NOT_FOUND_CSP);
+      return c.html(notFoundPage(headerLanguage(c.req.header('accept-language'))), 404);
+    }
+    return handler(c, found);
+  };
+
+  /** An image route: a wrong token or an unknown bill answers a bare 404. */
+  const image = (handler: (c: Context, view: BillView) => Promise<Response>) => async (c: Context) => {
+    let found: CachedBill;
+    try {
+      found = await billForToken(c, s);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      return c.body(null, 404);
+    }
+    // The image of a bill whose URL is not one to send a customer to is none.
+    if (safeUrl(found.view.billUrl) === null) return c.body(null, 404);
+    c.header('Cache-Control', `private, max-age=${QR_MAX_AGE_S}`);
+    c.header('Content-Security-Policy', "default-src 'none'");
+    return handler(c, found.view);
+  };
+
+  app.get('/:billId/checkout.html', page(async (c, found) => {
+    const query = checkoutQuery.safeParse(c.req.query());
+    const asked = query.success ? query.data : {};
+    const [first] = acceptedLanguages(c.req.header('accept-language'));
+    const locale = asked.locale ?? (first && first !== '*' ? first : 'en');
+    const endpoint = `${s.config.publicUrl}/api`;
+    const html = await renderCheckout(found.view, {
+      token: c.req.query('token')!,
+      endpoint,
+      locale,
+      mode: asked.mode ?? 'qr',
+      now: serviceNow(),
+    });
+    // A fragment for the merchant's page; opened by itself, nothing runs and only its style applies.
+    // The policy names the style's hash, which the merchant's page adds to its own style-src.
+    c.header('Content-Security-Policy', `default-src 'none'; style-src ${await checkoutStyleHash()}; base-uri 'none'; form-action 'none'`);
+    c.header('Content-Language', languageOf(locale) ?? 'en');
+    c.header('Vary', 'Accept-Language');
+    return c.html(html, 200);
+  }));
+
+  app.get('/:billId/status.html', page(async (c, found) => {
+    const view = found.view;
+    const result = await statusPage({
+      bill: view,
+      language: headerLanguage(c.req.header('accept-language')),
+      payUrl: view.isFinal ? null : safeUrl(view.billUrl),
+    });
+    stampPageSecurity(c);
+    c.header('Content-Security-Policy', result.csp);
+    c.header('X-Frame-Options', 'SAMEORIGIN');
+    return c.html(result.html, 200);
+  }));
+
+  app.get('/:billId/qr.svg', image(async (c, view) => {
+    c.header('Content-Type', 'image/svg+xml');
+    return c.body(qrSvg(qrCode(view.billUrl)), 200);
+  }));
+
+  app.get('/:billId/qr.png', image(async (c, view) => {
+    c.header('Content-Type', 'image/png');
+    return c.body((await qrPng(qrCode(view.billUrl))).buffer, 200);
+  }));
+
+  return app;
+}
