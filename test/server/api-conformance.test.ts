@@ -43,6 +43,10 @@ const EXPECTED: Record<string, number[]> = {
   replayFailedNotices: [200, 400],
   webhookEndpoint: [200],
   enableWebhookEndpoint: [200],
+  renderCheckout: [200, 404],
+  statusPage: [200, 404],
+  qrSvg: [200, 404],
+  qrPng: [200, 404],
   listCustomers: [200],
 };
 
@@ -96,8 +100,8 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   let clients = 0;
 
   /** One exchange through `base` (a Prism proxy, or the BFF itself for what Prism cannot see): the status, then the contract. */
-  async function call(expected: number, path: string, init: RequestInit & { code?: string; base?: string } = {}) {
-    const { code, base = prism.url, ...request } = init;
+  async function call(expected: number, path: string, init: RequestInit & { code?: string; base?: string; cacheControl?: string } = {}) {
+    const { code, base = prism.url, cacheControl, ...request } = init;
     const method = request.method ?? 'GET';
     const res = await fetch(`${base}${path}`, { redirect: 'manual', ...request });
     const body = await res.text();
@@ -110,7 +114,7 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
     assert.ok(operation, `${label}: no operation describes it`);
     assert.deepEqual(checker.check(operation, res, body), [], `${label}: in-process check`);
     const stream = res.headers.get('content-type') === 'text/event-stream';
-    assert.equal(res.headers.get('cache-control'), stream ? 'no-cache' : 'no-store', `${label}: Cache-Control`);
+    assert.equal(res.headers.get('cache-control'), cacheControl ?? (stream ? 'no-cache' : 'no-store'), `${label}: Cache-Control`);
     if (code !== undefined) assert.equal((JSON.parse(body) as { error: { code: string } }).error.code, code, label);
     if (!seen.has(operation.operationId)) seen.set(operation.operationId, new Set());
     seen.get(operation.operationId)!.add(res.status);
@@ -178,6 +182,13 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   const stop = await call(204, `/api/bills/${paid.billId}/events?token=${paid.token}`, { headers: { 'Last-Event-ID': finalId } });
   assert.equal(stop.body, '');
   await call(404, `/api/bills/${bill.billId}/events?token=wrong`, { code: 'not_found' });
+
+  // The server-rendered checkout, its page for customers without JavaScript and its QR images.
+  for (const path of [`checkout.html?token=${bill.token}&mode=qr`, `checkout.html?token=${bill.token}&mode=button&locale=ms`, `status.html?token=${bill.token}`]) {
+    await call(200, `/api/bills/${bill.billId}/${path}`);
+  }
+  for (const image of ['qr.svg', 'qr.png']) await call(200, `/api/bills/${bill.billId}/${image}?token=${bill.token}`, { cacheControl: 'private, max-age=3600' });
+  for (const path of ['checkout.html', 'status.html', 'qr.svg', 'qr.png']) await call(404, `/api/bills/${bill.billId}/${path}?token=wrong`);
   // Streams held open straight on the BFF: one per client allowed, two in all.
   const hold = async (who: string) => {
     const res = await fetch(`${h.url}/api/bills/${bill.billId}/events?token=${bill.token}`, { headers: { [CLIENT]: who } });

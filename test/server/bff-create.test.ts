@@ -9,7 +9,7 @@ const json = { 'Content-Type': 'application/json' };
 test('a browser amount within CLIENT_AMOUNT_MIN..MAX creates a bill whose hook URLs carry an unguessable token', async (t) => {
   const h = await startHarness(t);
   const bill = await h.create({ amount: '12.50' });
-  assert.equal(bill.billAmount, '12.5');
+  assert.equal(bill.billAmount, '12.50');
   assert.equal(bill.outcome, 'pending');
   assert.match(bill.token, /^[A-Za-z0-9_-]{43}$/);
   assert.ok(bill.billUrl.startsWith(`${h.sandboxUrl}/pay/`));
@@ -69,7 +69,7 @@ test('the same orderId returns its bill while pending and unexpired, a new one o
   const h = await startHarness(t, { hooks: { resolveOrder: async (id) => (id === 'ord-1' ? { amount: '42.10' } : null) } });
   const [a, b] = await Promise.all([h.create({ orderId: 'ord-1' }), h.create({ orderId: 'ord-1' })]);
   assert.equal(a.billId, b.billId);
-  assert.equal(a.billAmount, '42.1');
+  assert.equal(a.billAmount, '42.10');
   h.sandbox.decline(a.billId);
   await h.sandbox.idle();
   const c = await h.create({ orderId: 'ord-1' });

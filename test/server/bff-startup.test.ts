@@ -116,7 +116,7 @@ test('on the embedded sandbox: one warning line, tickets minted for the demo and
   const create = (body: Record<string, unknown>) => fetch(`${base}/api/bills`, { method: 'POST', headers: json, body: JSON.stringify(body) });
   const ok = await create({ orderId: order.orderId, orderTicket: order.orderTicket });
   assert.equal(ok.status, 201);
-  assert.equal(((await ok.json()) as CreatedBillView).billAmount, '24');
+  assert.equal(((await ok.json()) as CreatedBillView).billAmount, '24.00');
   // A ticket is checked whenever one is given…
   const forged = await create({ orderId: other.orderId, orderTicket: order.orderTicket });
   assert.equal(forged.status, 403);
