@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 // The import directions of the layout (../shared/DESIGN.md, "Layout"), one entry per folder: the
 // folders it may not import, as regular expressions over the import specifier.
 const FOLDER = (name) => `(^|/)${name}/`;
-const node = { regex: '^node:', message: 'Only the platform layer (server/platform, server/main.ts) and the SQLite store use node:* modules.' };
+const node = { regex: '^node:', message: 'Only the process entry (server/main.ts, server/process), the runtime adapters (server/platform) and the SQLite store use node:* modules.' };
 const layers = {
   'contract/**': [
     { regex: FOLDER('(widget|server|sandbox|demo)'), message: 'contract/ is the wire contract both sides share: it imports nothing but itself.' },
@@ -19,7 +19,7 @@ const layers = {
   ],
   'server/**': [
     { regex: FOLDER('(widget|demo)'), message: 'The server imports the wire contract from contract/, never the element or the demo.' },
-    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the entry (server/main.ts, server/platform) mounts the sandbox.' },
+    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the process entry (server/main.ts, server/process) mounts the sandbox.' },
     node,
   ],
   'server/store/**': [
@@ -28,12 +28,16 @@ const layers = {
   'server/upstream/**': [
     { regex: `${FOLDER('(store|http|domain)')}|(^|/)config\\.js$`, message: 'The upstream client knows no storage, no HTTP routes and no configuration loader: it is given its options.' },
   ],
+  'demo/server/**': [
+    { regex: `${FOLDER('server')}(?!index\\.js$)|${FOLDER('(widget|sandbox)')}`, message: "The demo's server part is a merchant's own code: it uses bill-checkout/server's public entry (server/index.ts), nothing inside it." },
+  ],
   'server/domain/**': [
     { regex: `^(hono|@hono/)|${FOLDER('http')}`, message: 'The domain knows no HTTP: it throws CheckoutError, which http/ maps to a status.' },
   ],
 };
-// The folders allowed node:* (and the sandbox, for the entry): the runtimes' adapters.
-const platform = ['server/main.ts', 'server/platform/**'];
+// The process entry may use node:* and mount the sandbox; the runtimes' adapters may use node:*.
+const entry = ['server/main.ts', 'server/process/**'];
+const platform = ['server/platform/**'];
 const nodeStore = ['server/store/sqlite*.ts', 'server/store/open-store.ts'];
 
 function restrictions(file) {
@@ -51,8 +55,9 @@ const layerConfigs = Object.keys(layers).map((glob) => {
 });
 const withoutNode = (patterns) => patterns.filter((p) => p !== node);
 const exemptions = [
-  // The entry and its platform layer: node:* and the sandbox.
-  { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')).filter((p) => !p.regex.includes('sandbox')) }] } },
+  // The process entry: node:* and the sandbox. The runtimes' adapters: node:*.
+  { files: entry, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')).filter((p) => !p.regex.includes('sandbox')) }] } },
+  { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')) }] } },
   { files: nodeStore, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/store/x.ts')) }] } },
   { files: ['sandbox/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('sandbox/x.ts') }] } },
   // The server's rendering draws the element's own card: its templates and CSS, its QR encoder

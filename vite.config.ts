@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
-import { renderScriptTagPage } from './server/demo-orders/script-tag-page.js';
+import { renderScriptTagPage } from './demo/server/script-tag-page.js';
 
 const root = fileURLToPath(new URL('./demo', import.meta.url));
 const bff = process.env.BFF_URL ?? 'http://localhost:8787';
@@ -11,7 +11,7 @@ const pages = ['index', 'variants', 'plain', 'admin', 'react'];
 
 /**
  * The script-tag page carries its order in the HTML (`__ORDER_ID__`, `__ORDER_TICKET__`), filled
- * by the page's server: server/main.ts for the built demo; under `npm run dev`, this plugin, with
+ * by the page's server: the demo's server part (demo/server/index.ts) for the built demo; under `npm run dev`, this plugin, with
  * a fresh order from the BFF's POST /demo/orders for every load. The build keeps the placeholders.
  */
 function scriptTagOrder(): Plugin {
@@ -62,7 +62,7 @@ export default defineConfig({
   server: {
     proxy: Object.fromEntries(
       // The dev server stands in for the BFF's own origin, so the BFF's origin check sees PUBLIC_URL.
-      // /demo/: the demo's order minting (server/demo-orders/routes.ts).
+      // /demo/: the demo's order minting (demo/server/routes.ts).
       ['/api', '/sandbox', '/healthz', '/bill-checkout.js', '/demo/'].map((p) => [p, { target: bff, headers: { origin: new URL(bff).origin } }]),
     ),
   },

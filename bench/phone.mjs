@@ -53,7 +53,7 @@ const settleMs = 1000;
 if (!existsSync(widgetFile)) await buildWidget();
 const root = new URL('../', import.meta.url);
 const [{ staticFiles }, { orderTicket }, { renderCheckout }] = await Promise.all([
-  importTs('server/platform/node/static-files.ts'),
+  importTs('server/process/static-files.ts'),
   importTs('server/domain/orders/order-ticket.ts'),
   importTs('server/http/render/checkout.ts'),
 ]);

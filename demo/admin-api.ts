@@ -4,7 +4,7 @@ import type {
   AdminBillDetail, AdminBillList, BoundCustomerView, CustomerList, NoticeList, NoticeReplayed, NoticesReplayed,
   NoticeState, WebhookEndpointView,
 } from '../contract/admin.js';
-import type { DemoStrings } from '../server/demo-orders/demo-strings.js';
+import type { DemoStrings } from './server/demo-strings.js';
 
 const TOKEN_KEY = 'northwind:admin-token';
 

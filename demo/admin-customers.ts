@@ -1,6 +1,6 @@
 // Bound customers: the merchant binds its own customer key once; binding the same key again
 // answers the same customer id without calling the service. The list shows every bound key.
-import type { DemoStrings } from '../server/demo-orders/demo-strings.js';
+import type { DemoStrings } from './server/demo-strings.js';
 import type { AdminApi, CustomerInput } from './admin-api.js';
 import { el, errorText, fillTable } from './admin-dom.js';
 import type { Formats } from './admin-format.js';

@@ -1,7 +1,7 @@
 // The bill's history in a modal dialog: what the BFF stored (GET /api/admin/bills/:billId), each
 // status change with the reason that brought it, and each notice with its delivery log and a replay.
 import type { AdminBillDetail, NoticeAttemptView, NoticeView } from '../contract/admin.js';
-import type { DemoStrings } from '../server/demo-orders/demo-strings.js';
+import type { DemoStrings } from './server/demo-strings.js';
 import { AdminError, type AdminApi } from './admin-api.js';
 import { el, errorText, facts, table } from './admin-dom.js';
 import type { Formats } from './admin-format.js';

@@ -1,6 +1,6 @@
 // The admin page's own texts in the six languages the demo speaks: what it shows of the BFF's
 // admin API (history, notices, webhook, bound customers). The page's older texts (token, filters,
-// columns) are in server/demo-orders/demo-strings.ts with the rest of the demo's.
+// columns) are in demo/server/demo-strings.ts with the rest of the demo's.
 import type { NoticeChannel, RequeryReason } from '../contract/admin.js';
 import type { Language } from '../contract/languages.js';
 

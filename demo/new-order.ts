@@ -1,7 +1,7 @@
 // A new order from the shop's server, as a merchant's checkout gets one: the server mints the order
-// id and its ticket (POST /demo/orders, server/demo-orders/routes.ts), a page never makes them up. The
+// id and its ticket (POST /demo/orders, demo/server/routes.ts), a page never makes them up. The
 // element is then given both: order-id and order-ticket.
-import type { DemoStrings } from '../server/demo-orders/demo-strings.js';
+import type { DemoStrings } from './server/demo-strings.js';
 
 export interface NewOrder {
   orderId: string;

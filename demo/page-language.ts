@@ -2,7 +2,7 @@
 // payment page keeps it), else the browser's. The page's own texts are named in its HTML with
 // data-text (and data-aria-label), and translated here from the demo's strings.
 import { LANGUAGES, bestLanguage, languageOf, type Language } from '../contract/languages.js';
-import { BRAND, DEMO_STRINGS, textParts, type DemoStrings, type TextKey } from '../server/demo-orders/demo-strings.js';
+import { BRAND, DEMO_STRINGS, textParts, type DemoStrings, type TextKey } from './server/demo-strings.js';
 
 const KEPT = 'northwind:locale';
 

@@ -1,10 +1,10 @@
 // The demo shop: one product in the cart, paid with <bill-checkout order-id=… order-ticket=…>. The
 // order and its ticket come from the shop's server (POST /demo/orders), and the amount is not sent
-// from here either: the BFF resolves the order on the server (server/demo-orders/catalogue.ts).
+// from here either: the BFF resolves the order on the server (demo/server/catalogue.ts).
 import '../widget/index.js';
 import type { BillView } from '../contract/bill-view.js';
-import { DEMO_PRODUCTS, type DemoProduct } from '../server/demo-orders/catalogue.js';
-import { BRAND } from '../server/demo-orders/demo-strings.js';
+import { DEMO_PRODUCTS, type DemoProduct } from './server/catalogue.js';
+import { BRAND } from './server/demo-strings.js';
 import { clearCheckout, currentCheckout, saveCheckout, type Checkout } from './checkout-store.js';
 import { formatAmount } from '../contract/decimal.js';
 import { mountCheckout } from './mount-checkout.js';

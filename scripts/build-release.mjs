@@ -20,7 +20,7 @@ export async function buildServer() {
 }
 
 /**
- * The same names the server answers (server/platform/node/static-files.ts, dropInRelease):
+ * The same names the server answers (server/process/static-files.ts, dropInRelease):
  * `bill-checkout.<first 16 hex of SHA-256>.js` and `sha384-<base64>`.
  */
 export function dropInRelease(code) {

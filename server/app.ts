@@ -25,6 +25,8 @@ import { SERVER_TIME_HEADER, SERVICE_TIME_HEADER } from './http/middleware/serve
 import { createNoticeWorker, noticeChannels } from './domain/notify/notice-worker.js';
 import type { NoticeWorker, NoticeWorkerOptions } from './domain/notify/notice-worker.js';
 import { orderLookup } from './domain/orders/order-lookup.js';
+import { mintUnder, ticketPolicy } from './domain/orders/ticket-policy.js';
+import type { TicketPolicy } from './domain/orders/ticket-policy.js';
 import type { ResolveOrder } from './domain/orders/order-lookup.js';
 import { createRedactor } from './redact.js';
 import { adminRoutes } from './http/routes/admin.js';
@@ -111,6 +113,13 @@ export interface BillCheckoutParts {
   alerts: Alerts;
   /** This app's Prometheus metrics (GET /metrics with METRICS_TOKEN), in a registry of its own. */
   metrics: Metrics;
+  /** Who may start an order's checkout, and the tickets this process can mint for its own pages. */
+  orderTickets: {
+    /** `required` (ORDER_TICKET_SECRET), `demo` (the embedded sandbox's own tickets, optional), `hook` or `refused`. */
+    policy: TicketPolicy['kind'];
+    /** A ticket for `orderId`, good for `ttlMs` (default 1 h); null when the policy has no secret. */
+    mint(orderId: string, ttlMs?: number): Promise<string | null>;
+  };
 }
 
 export type BillCheckout = Hono & BillCheckoutParts;
@@ -179,8 +188,9 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     requery: async (billId) => (await refresher.read(billId, followUpFreshMs, undefined, { reason: 'follow_up' }))?.bill ?? null,
     expiresAt: (bill) => expiresAtLocal(bill, time) ?? now(),
   });
+  const tickets = ticketPolicy(config, hooks.resolveOrder !== undefined);
   const creator = createBillCreator({
-    config, upstream, store, resolveOrder, alerts, time, log, followUps,
+    config, upstream, store, resolveOrder, alerts, time, log, followUps, tickets,
     hookResolvesOrders: hooks.resolveOrder !== undefined,
     refresh: (billId) => refresher.news(billId, { reason: 'create' }),
   });
@@ -270,6 +280,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       await hub.close();
     },
     refresher, followUps, reconciler, noticeWorker, hub, alerts, metrics,
+    orderTickets: { policy: tickets.kind, mint: (orderId, ttlMs = 3_600_000) => mintUnder(tickets, orderId, ttlMs, now()) },
   };
   return Object.assign(checkout, parts);
 }

@@ -51,13 +51,8 @@ export interface Config {
    */
   returnOtherDeviceUrl: string | null;
   adminToken: string | null;
-  /** Verifies order tickets (ORDER_TICKET_SECRET); null: order creates only with the embedded sandbox or a resolveOrder hook. */
+  /** Verifies order tickets (ORDER_TICKET_SECRET); null: order creates only with the embedded sandbox or a resolveOrder hook (ticket-policy.ts). */
   orderTicketSecret: string | null;
-  /**
-   * Order creates need a valid ticket: true when ORDER_TICKET_SECRET is set. The Node entry may give
-   * the embedded sandbox's demo a secret of its own while tickets stay optional.
-   */
-  orderTicketsRequired: boolean;
   /** The currency bills must be in (BILL_CURRENCY); null: checked only against an order's own currency. */
   currency: string | null;
   /** NODE_ENV is `production`: the embedded sandbox and its controls are refused. */
@@ -214,6 +209,11 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('BILL_API_BASE_URL is unset, so the BFF would run on its embedded sandbox, where every payment is fake; ' +
       'NODE_ENV=production refuses that. Set BILL_API_BASE_URL (with BILL_API_KEY and BILL_API_SECRET) to the service, or unset NODE_ENV for a demo.');
   }
+  const returnUrl = url(env, 'RETURN_URL');
+  if (production && returnUrl === undefined) {
+    throw new ConfigError('RETURN_URL is unset: customers back from paying would land on this BFF\'s own address, where no shop is. ' +
+      'NODE_ENV=production needs it: set RETURN_URL to the merchant page that should greet them (it gets billId, orderId and the requeried outcome).');
+  }
 
   const min = text(env, 'CLIENT_AMOUNT_MIN');
   const max = text(env, 'CLIENT_AMOUNT_MAX');
@@ -303,11 +303,10 @@ export function loadConfig(env: Env): Config {
       .split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),
     clientAmount: min !== undefined && max !== undefined ? { min, max } : null,
     orderLookupUrl,
-    returnUrl: url(env, 'RETURN_URL') ?? `${publicUrl}/`,
+    returnUrl: returnUrl ?? `${publicUrl}/`,
     returnOtherDeviceUrl: url(env, 'RETURN_OTHER_DEVICE_URL') ?? null,
     adminToken,
     orderTicketSecret,
-    orderTicketsRequired: orderTicketSecret !== null,
     currency,
     production,
     webhook: webhookUrl ? { url: webhookUrl, secret: webhookSecrets[0]!, secrets: webhookSecrets } : null,

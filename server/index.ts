@@ -30,8 +30,8 @@ export { nodeSse } from './platform/node/sse-socket.js';
 export { nodeHttpClient } from './platform/node/http-client.js';
 export type { NodeHttpClientOptions } from './platform/node/http-client.js';
 export { nodeHmacSha256 } from './platform/node/hmac.js';
-export { serveBillCheckout } from './platform/serve.js';
-export type { RunningBillCheckout, ServeBillCheckoutOptions } from './platform/serve.js';
+export { serveBillCheckout } from './process/serve.js';
+export type { RunningBillCheckout, ServeBillCheckoutOptions } from './process/serve.js';
 export type { RuntimeName } from './platform/runtime.js';
 export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/bill-view.js';
 

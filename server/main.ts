@@ -1,12 +1,30 @@
-// `npm start`: the BFF on PORT (HOST), configured by the environment; SIGTERM and SIGINT close it
-// gracefully (SSE streams end so widgets reconnect elsewhere; requests in flight get 5 s).
+// The BFF's entry (`npm start`; `node|bun|deno run -A dist/server/server/main.js`): the BFF on PORT
+// (HOST), configured by the environment; SIGTERM and SIGINT close it gracefully (SSE streams end so
+// widgets reconnect elsewhere; requests in flight get 5 s). In a clone of the repository, outside
+// production, the demo beside it is plugged in (demo/server/index.ts); the package has none.
+import { existsSync } from 'node:fs';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from './config.js';
-import { serveBillCheckout } from './platform/serve.js';
+import { serveBillCheckout, type ServeBillCheckoutOptions } from './process/serve.js';
+import { packageRoot } from './process/static-files.js';
 import { BillApiConfigError } from './upstream/errors.js';
 
+type DemoServer = (input: { env: Record<string, string | undefined>; root: string }) =>
+  Pick<ServeBillCheckoutOptions, 'hooks' | 'routes' | 'pages'> | null;
+
+/** The demo's server part when it lies beside this entry (compiled or as TypeScript sources). */
+async function demoBeside(env: Record<string, string | undefined>): Promise<Pick<ServeBillCheckoutOptions, 'hooks' | 'routes' | 'pages'> | null> {
+  if (env.NODE_ENV === 'production') return null;
+  const module = new URL('../demo/server/index.js', import.meta.url);
+  const source = new URL('../demo/server/index.ts', import.meta.url);
+  if (!existsSync(fileURLToPath(module)) && !existsSync(fileURLToPath(source))) return null;
+  const { demoServer } = (await import(module.href)) as { demoServer: DemoServer };
+  return demoServer({ env, root: packageRoot() });
+}
+
 try {
-  const running = await serveBillCheckout({ env: process.env });
+  const running = await serveBillCheckout({ env: process.env, ...(await demoBeside(process.env)) });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,6 @@
 // The floor of bench/phone.mjs (bench/pages/lit-qr-floor.ts: Lit and the QR encoder in the least
 // element), built as dist/bill-checkout.js is and served by the drop-in's own static routes
-// (server/platform/node/static-files.ts) under /floor/, so that its bytes, headers and
+// (server/process/static-files.ts) under /floor/, so that its bytes, headers and
 // compression are the drop-in's.
 import { Buffer } from 'node:buffer';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ export async function mountFloor(app, config) {
   const root = mkdtempSync(join(tmpdir(), 'bench-floor-'));
   mkdirSync(join(root, 'dist'));
   writeFileSync(join(root, 'dist/bill-checkout.js'), code);
-  const { staticFiles } = await importTs('server/platform/node/static-files.ts');
+  const { staticFiles } = await importTs('server/process/static-files.ts');
   const floor = new Hono();
   await staticFiles(floor, { root, config, demoOrders: null });
   app.route('/floor', floor);

@@ -1,7 +1,7 @@
 // The other embeddable checkouts, as a merchant ships them: each bundled from its npm package with
 // esbuild (minified, production, code splitting so that what a package loads lazily stays lazy) and
 // served, with its page from bench/pages/pages.mjs, by a local HTTP server that compresses as the
-// BFF serves <bill-checkout> (server/platform/node/static-files.ts: brotli 11 when the browser
+// BFF serves <bill-checkout> (server/process/static-files.ts: brotli 11 when the browser
 // accepts it, else gzip -9; images as they are). It also answers the network a peer insists on (Adyen's).
 import { Buffer } from 'node:buffer';
 import { join } from 'node:path';

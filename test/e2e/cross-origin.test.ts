@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { orderTicket } from '../../server/domain/orders/order-ticket.js';
-import { dropInRelease } from '../../server/platform/node/static-files.js';
+import { dropInRelease } from '../../server/process/static-files.js';
 import { ORDER_TICKET_SECRET, startApp, type App } from './support/app.js';
 import { context, DESKTOP, finalOutcome, launch, open, shownBill } from './support/browser.js';
 

@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/log.js';
 import type { Store } from '../../server/store/types.js';
-import { serveBillCheckout } from '../../server/platform/serve.js';
+import { serveBillCheckout } from '../../server/process/serve.js';
 import { nextCallback, startHarness } from './support/harness.js';
 import type { Harness, HarnessOptions } from './support/harness.js';
 import { parseExposition } from './support/prometheus.js';
@@ -331,15 +331,12 @@ test('METRICS_TOKEN and METRICS_PORT are checked like the other settings', () =>
   assert.equal(none.metricsPort, null);
 });
 
-/** A package folder with a built drop-in and demo, as serveBillCheckout serves them. */
+/** A package folder with a built drop-in, as serveBillCheckout serves it. */
 async function builtRoot(t: TestContext): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'bill-checkout-metrics-'));
   t.after(() => rm(root, { recursive: true, force: true }));
   await mkdir(join(root, 'dist'), { recursive: true });
-  await mkdir(join(root, 'demo/dist'), { recursive: true });
   await writeFile(join(root, 'dist/bill-checkout.js'), 'export {};\n');
-  await writeFile(join(root, 'demo/dist/index.html'), '<!doctype html><title>shop</title>');
-  await writeFile(join(root, 'demo/dist/plain.html'), '<!doctype html><bill-checkout order-id="__ORDER_ID__" order-ticket="__ORDER_TICKET__"></bill-checkout>');
   return root;
 }
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { ticketPolicy } from '../../server/domain/orders/ticket-policy.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startMain } from './support/child.js';
@@ -41,9 +42,12 @@ test('start-up refuses short secrets, an order lookup without tickets, and produ
   // What they accept.
   assert.equal(loadConfig({ ...real, ADMIN_TOKEN: LONG }).adminToken, LONG);
   const tickets = loadConfig({ ...real, ORDER_TICKET_SECRET: LONG, ORDER_LOOKUP_URL: 'https://shop.example/orders' });
-  assert.equal(tickets.orderTicketsRequired, true);
-  assert.equal(loadConfig({ ORDER_LOOKUP_URL: 'https://shop.example/orders' }).orderTicketsRequired, false, 'the demo on the sandbox');
-  assert.equal(loadConfig({ ...real, NODE_ENV: 'production' }).production, true);
+  assert.equal(ticketPolicy(tickets, false).kind, 'required');
+  assert.equal(ticketPolicy(loadConfig({ ORDER_LOOKUP_URL: 'https://shop.example/orders' }), false).kind, 'demo', 'the demo on the sandbox');
+  assert.equal(ticketPolicy(loadConfig(real), true).kind, 'hook', 'a resolveOrder hook that authorizes from the request');
+  assert.equal(ticketPolicy(loadConfig(real), false).kind, 'refused');
+  assert.match(refusal({ ...real, NODE_ENV: 'production' }), /RETURN_URL is unset/);
+  assert.equal(loadConfig({ ...real, NODE_ENV: 'production', RETURN_URL: 'https://shop.example/thanks' }).production, true);
 });
 
 test('a URL with a password is never echoed: not in a configuration error, not in the start-up log', async (t) => {
@@ -82,6 +86,43 @@ test('NODE_ENV=production without BILL_API_BASE_URL: npm start refuses, naming t
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('in production the BFF serves no demo: its / says what runs, no demo page or route answers, and it refuses to start without RETURN_URL', async (t) => {
+  const sandbox = createSandbox({ key: 'k-prod', secret: 's-prod', sweepIntervalMs: 0 });
+  const served = await serveOn((req) => sandbox.app.fetch(req));
+  const dir = mkdtempSync(join(tmpdir(), 'bff-production-'));
+  t.after(async () => {
+    sandbox.close();
+    await served.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const env = {
+    NODE_ENV: 'production', BILL_API_BASE_URL: served.url, BILL_API_KEY: 'k-prod', BILL_API_SECRET: 's-prod',
+    DATABASE_URL: `file:${join(dir, 'db.sqlite')}`,
+  };
+
+  const refused = startMain({ ...env, PORT: String(await freePort()) });
+  await assert.rejects(refused.ready, /exited \(1\) before listening/);
+  assert.match(refused.output(), /Configuration error: RETURN_URL is unset/);
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = startMain({ ...env, PORT: String(port), PUBLIC_URL: base, RETURN_URL: 'https://shop.example/thanks' });
+  t.after(() => child.kill('SIGKILL'));
+  await child.ready;
+  for (const path of ['/', '/?billId=B1&orderId=1042&outcome=paid']) {
+    const page = await fetch(`${base}${path}`);
+    assert.equal(page.status, 200, path);
+    const html = await page.text();
+    assert.match(html, /A checkout's backend runs here/, path);
+    assert.doesNotMatch(html, /Northwind|1042|npm run build/, path);
+  }
+  for (const path of ['/index.html', '/plain.html', '/admin.html', '/react.html', '/variants.html', '/demo/orders']) {
+    assert.equal((await fetch(`${base}${path}`)).status, 404, path);
+  }
+  assert.equal((await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{}' })).status, 404);
+  assert.ok(!child.output().includes('ORDER_TICKET_SECRET is unset'), 'no demo ticket warning in production');
 });
 
 async function embedded(t: TestContext, env: Record<string, string> = {}) {

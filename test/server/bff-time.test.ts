@@ -12,7 +12,7 @@ import type { Harness, HarnessOptions } from './support/harness.js';
 import { readSse } from './support/sse.js';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
-const production = { NODE_ENV: 'production' };
+const production = { NODE_ENV: 'production', RETURN_URL: 'https://shop.example/thanks' };
 const withOrders = { ...production, ORDER_TICKET_SECRET: TEST_TICKET_SECRET, CLIENT_AMOUNT_MIN: '', CLIENT_AMOUNT_MAX: '' };
 const resolveOrder = async (orderId: string) => (orderId.startsWith('order-') ? { amount: '25.00' } : null);
 

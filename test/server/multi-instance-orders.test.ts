@@ -18,7 +18,7 @@ describe('one order, one bill, on two instances', () => {
     // The merchant's order lookup (ORDER_LOOKUP_URL): every order costs 25.00.
     shop = await serveOn(() => Response.json({ amount: '25.00' }));
     fleet = await startFleet({
-      env: { NODE_ENV: 'production', ORDER_TICKET_SECRET: TEST_TICKET_SECRET, ORDER_LOOKUP_URL: shop.url, RECONCILE_INTERVAL_MS: '3600000' },
+      env: { NODE_ENV: 'production', RETURN_URL: 'https://shop.example/thanks', ORDER_TICKET_SECRET: TEST_TICKET_SECRET, ORDER_LOOKUP_URL: shop.url, RECONCILE_INTERVAL_MS: '3600000' },
       // A service whose clock runs 20 min behind: by the BFF's clock, its bills expire before they are made.
       sandbox: { clockOffsetMs: -1_200_000 },
     });

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
-import type { ServeBillCheckoutOptions } from '../../server/platform/serve.js';
-import { dropInRelease } from '../../server/platform/node/static-files.js';
+import type { ServeBillCheckoutOptions } from '../../server/process/serve.js';
+import { dropInRelease } from '../../server/process/static-files.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { serveCheckoutIn } from './support/servers.js';
 

@@ -7,7 +7,7 @@ import type { Logger } from '../../log.js';
 import { toBillView } from '../bill-view.js';
 import { CheckoutError, serviceBusy } from '../errors.js';
 import type { OrderAmount, ResolveOrder } from '../orders/order-lookup.js';
-import { verifyOrderTicket } from '../orders/order-ticket.js';
+import { ticketAdmits, type TicketPolicy } from '../orders/ticket-policy.js';
 import { createMismatch } from '../status/answer-check.js';
 import { payableFor, type ServiceTime } from '../status/expiry.js';
 import type { FollowUps } from '../status/follow-ups.js';
@@ -22,7 +22,9 @@ import type { CreateRequest } from './request.js';
 import { hookUrls } from './hook-urls.js';
 
 export interface BillCreatorOptions {
-  config: Pick<Config, 'publicUrl' | 'clientAmount' | 'embeddedSandbox' | 'orderTicketSecret' | 'orderTicketsRequired' | 'currency'>;
+  config: Pick<Config, 'publicUrl' | 'clientAmount' | 'currency'>;
+  /** Who may start an order's checkout (ticket-policy.ts), decided once. */
+  tickets: TicketPolicy;
   upstream: BillApi;
   store: Store;
   /** The merchant's amount for an order (hook or ORDER_LOOKUP_URL); null when none is configured. */
@@ -124,14 +126,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
    */
   async function authorize(request: CreateRequest): Promise<void> {
     if (request.orderId === null) return;
-    const secret = config.orderTicketSecret;
-    if (request.orderTicket !== null && secret !== null) {
-      if (!(await verifyOrderTicket(request.orderId, request.orderTicket, secret, now()))) throw ticketInvalid();
-      return;
-    }
-    if (config.orderTicketsRequired) throw ticketInvalid();
-    // Without tickets: the demo on the embedded sandbox, or a resolveOrder hook that authorizes from the request.
-    if (!config.embeddedSandbox && !options.hookResolvesOrders) throw ticketInvalid();
+    if (!(await ticketAdmits(options.tickets, request.orderId, request.orderTicket, now()))) throw ticketInvalid();
   }
 
   async function lookUp(request: CreateRequest & { orderId: string }): Promise<OrderAmount | null> {

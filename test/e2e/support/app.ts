@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { demoResolveOrder } from '../../../server/demo-orders/catalogue.js';
+import { demoResolveOrder } from '../../../demo/server/catalogue.js';
 import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
 import { createSandbox, type SandboxOptions } from '../../../sandbox/sandbox.js';
 import { startNetProxy, type NetProxy } from './net-proxy.js';

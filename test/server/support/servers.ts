@@ -5,8 +5,9 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { silentLogger } from '../../../server/log.js';
-import { serveBillCheckout } from '../../../server/platform/serve.js';
-import type { ServeBillCheckoutOptions } from '../../../server/platform/serve.js';
+import { demoServer } from '../../../demo/server/index.js';
+import { serveBillCheckout } from '../../../server/process/serve.js';
+import type { ServeBillCheckoutOptions } from '../../../server/process/serve.js';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 
@@ -42,21 +43,27 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * serveBillCheckout (what `npm start` runs) from the package folder `root`, on a free port of
- * 127.0.0.1 with its SQLite file in `root`; closed after the test.
+ * What `npm start` runs in a clone: serveBillCheckout with the demo's server part plugged in (as
+ * server/main.ts does), from the package folder `root`, on a free port of 127.0.0.1 with its
+ * SQLite file in `root`; closed after the test.
  */
 export async function serveCheckoutIn(
   t: TestContext, root: string, env: Record<string, string> = {}, options: Partial<ServeBillCheckoutOptions> = {},
 ) {
   const port = await freePort();
+  const fullEnv = {
+    PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env,
+  };
+  const demo = demoServer({ env: fullEnv, root });
   const running = await serveBillCheckout({
+    ...demo,
     ...options,
+    // The merchant's routes, then the demo's (as a merchant's own come first).
+    ...(demo?.routes ? { routes: (app) => { options.routes?.(app); demo.routes!(app); } } : {}),
     root,
     log: silentLogger,
-    env: {
-      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env,
-    },
+    env: fullEnv,
   });
   t.after(() => running.close());
   return running;

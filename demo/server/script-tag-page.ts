@@ -3,9 +3,13 @@
 // element's, so its language is the server's to put in: <html lang>, the element's `locale`, and
 // the texts the template names with data-text, data-aria-label and data-product.
 import { headerLanguage, languageOf, type Language } from '../../contract/languages.js';
-import { escapeHtml } from '../http/escape-html.js';
 import { BRAND, DEMO_STRINGS, textParts, type TextKey } from './demo-strings.js';
 import type { DemoOrder } from './routes.js';
+
+/** `text` safe inside HTML text and quoted attributes. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
 
 function html(text: string): string {
   return textParts(text).map((p) => (p.code ? `<code>${escapeHtml(p.text)}</code>` : escapeHtml(p.text))).join('');

@@ -1,20 +1,17 @@
 // The files the BFF serves besides its API: the drop-in element (at /bill-checkout.js and at a
-// versioned, immutable URL that a page can pin with its SRI hash) and the built demo. Each file is
-// read and compressed (brotli, gzip) once at start; an answer is the encoding the browser asks
-// for, with an ETag and a cache lifetime that fits the file: a year for names that carry their
-// content's hash, revalidation for the rest.
+// versioned, immutable URL that a page can pin with its SRI hash), and the caller's built pages
+// when it has some (the demo's). Each file is read and compressed (brotli, gzip) once at start; an
+// answer is the encoding the browser asks for, with an ETag and a cache lifetime that fits the
+// file: a year for names that carry their content's hash, revalidation for the rest.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context, Hono } from 'hono';
-import type { Config } from '../../config.js';
-import { mintDemoOrder } from '../../demo-orders/routes.js';
-import { renderScriptTagPage } from '../../demo-orders/script-tag-page.js';
-import type { DemoOrdersOptions } from '../../demo-orders/routes.js';
-import { errorBody } from '../../http/errors.js';
-import { stampPageSecurity } from '../../http/middleware/security-headers.js';
+import type { Config } from '../config.js';
+import { errorBody } from '../http/errors.js';
+import { stampPageSecurity } from '../http/middleware/security-headers.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -33,10 +30,23 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Vite's hashed build output: `assets/name-<hash>.ext`. */
 const HASHED_ASSET = /^\/assets\/.+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 
-export const NOT_BUILT_PAGE =
+/** `/` of a BFF that serves no pages: what runs here, for whoever opens its address. */
+export const PRODUCT_PAGE =
   '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
-  '<title>bill-checkout</title><h1>bill-checkout</h1><p>The BFF is running. The demo is not built yet ' +
-  '(<code>npm run build</code>).</p><p>API: <code>/api/bills</code>, health: <a href="/healthz">/healthz</a>.</p></html>';
+  '<title>bill-checkout</title><h1>bill-checkout</h1><p>A checkout\'s backend runs here. Pages embed its ' +
+  '<code>&lt;bill-checkout&gt;</code> element from <a href="/bill-checkout.js">/bill-checkout.js</a>; its API is under ' +
+  '<code>/api</code>, described at <a href="/api/openapi.json">/api/openapi.json</a>; health: <a href="/healthz">/healthz</a>.</p></html>';
+
+/** A folder of built pages served at `/` (serveBillCheckout's `pages`). */
+export interface Pages {
+  /** The folder: `index.html` answers `/`; Vite's hashed `assets/` are cached for a year. */
+  folder: string;
+  /**
+   * Pages made anew for each request from their built file (the template), by URL path: the
+   * answer is `html`, with `headers` besides the page's own (security headers, no-store).
+   */
+  render?: Record<string, (template: string, request: Request) => Promise<{ html: string; headers?: Record<string, string> }>>;
+}
 
 /** The folder of this package (its package.json), from the sources or from the compiled dist/server. */
 export function packageRoot(): string {
@@ -140,18 +150,18 @@ function walk(dir: string, out: string[] = []): string[] {
 }
 
 export interface StaticFilesOptions {
-  /** The package folder: `dist/bill-checkout.js` and `demo/dist/` are looked for under it. */
+  /** The package folder: `dist/bill-checkout.js` is looked for under it. */
   root: string;
   config: Pick<Config, 'allowedOrigins'>;
-  /** Fills the script-tag page's order and ticket; null: that page is served as built (production). */
-  demoOrders: DemoOrdersOptions | null;
+  /** The caller's pages, or null: `/` then says what runs here. */
+  pages: Pages | null;
 }
 
 /**
- * Adds the drop-in's routes and answers, from the app's not-found handler, the demo's files: a
+ * Adds the drop-in's routes and answers, from the app's not-found handler, the pages' files: a
  * middleware on '*' would match every API path too, and take the status poll off its fast path.
  */
-export async function staticFiles(app: Hono, { root, config, demoOrders }: StaticFilesOptions): Promise<void> {
+export async function staticFiles(app: Hono, { root, config, pages }: StaticFilesOptions): Promise<void> {
   const bundlePath = join(root, 'dist', 'bill-checkout.js');
   const anyOrigin = config.allowedOrigins.includes('*');
   const origins = new Set(config.allowedOrigins);
@@ -187,14 +197,19 @@ export async function staticFiles(app: Hono, { root, config, demoOrders }: Stati
     app.get('/bill-checkout.js', (c) => c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
   }
 
-  const demo = join(root, 'demo', 'dist');
   const files = new Map<string, Entry>();
-  let scriptTagPage: string | null = null;
-  if (existsSync(join(demo, 'index.html'))) {
-    for (const path of walk(demo)) {
-      const url = `/${relative(demo, path).split(sep).join('/')}`;
-      if (url === '/plain.html' && demoOrders) {
-        scriptTagPage = readFileSync(path, 'utf8');
+  if (pages && existsSync(pages.folder)) {
+    const render = pages.render ?? {};
+    for (const path of walk(pages.folder)) {
+      const url = `/${relative(pages.folder, path).split(sep).join('/')}`;
+      const make = render[url];
+      if (make) {
+        const template = readFileSync(path, 'utf8');
+        app.get(url, async (c) => {
+          stampPageSecurity(c);
+          const page = await make(template, c.req.raw);
+          return answer(c, entry(url, Buffer.from(page.html), 'no-store', 'per request'), page.headers);
+        });
         continue;
       }
       files.set(url, entry(path, readFileSync(path), HASHED_ASSET.test(url) ? IMMUTABLE : 'no-cache'));
@@ -202,24 +217,13 @@ export async function staticFiles(app: Hono, { root, config, demoOrders }: Stati
     const index = files.get('/index.html');
     if (index) files.set('/', index);
   }
-  if (scriptTagPage !== null && demoOrders) {
-    const template = scriptTagPage;
-    // The script-tag page, as a merchant's server renders it: a fresh order and its ticket in the
-    // HTML, in the visitor's language (?locale=, else Accept-Language).
-    app.get('/plain.html', async (c) => {
-      stampPageSecurity(c);
-      const order = await mintDemoOrder('poster', demoOrders);
-      const page = renderScriptTagPage(template, order, c.req.raw);
-      return answer(c, entry('/plain.html', Buffer.from(page.html), 'no-store', 'per request'), { 'Content-Language': page.lang, Vary: 'Accept-Language' });
-    });
-  }
 
   app.notFound((c) => {
     stampPageSecurity(c);
     const method = c.req.method;
     const file = method === 'GET' || method === 'HEAD' ? files.get(c.req.path) : undefined;
     if (file) return answer(c, file);
-    if (c.req.path === '/' && files.size === 0) return c.html(NOT_BUILT_PAGE);
+    if (c.req.path === '/' && !files.has('/')) return c.html(PRODUCT_PAGE);
     return c.json(errorBody('not_found', 'No such resource.'), 404);
   });
 }

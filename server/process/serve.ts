@@ -1,7 +1,9 @@
-// serveBillCheckout: what `npm start` does, as one call for a merchant's own process (Node, Bun
-// or Deno): the configuration from an environment, the store, the upstream client, the checkout,
-// the embedded sandbox when there is no service, the drop-in element and the demo, a listening
-// server, and a graceful close. What differs per runtime is its ServerRuntime (runtime.ts).
+// serveBillCheckout: one running BFF as one call, for `npm start` and for a merchant's own process
+// (Node, Bun or Deno): the configuration from an environment, the store, the upstream client, the
+// checkout, the embedded sandbox when there is no service, the drop-in element (and the admin
+// page), the caller's own routes and pages, a listening server, and a graceful close. What
+// differs per runtime is its ServerRuntime (platform/runtime.ts). The demo is one such caller
+// (demo/server/), never part of it.
 import { Hono } from 'hono';
 import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
@@ -13,9 +15,6 @@ import { createBillCheckout } from '../app.js';
 import type { BillCheckout, BillCheckoutHooks } from '../app.js';
 import { configSecrets, loadConfig, withoutUserinfo } from '../config.js';
 import type { Config } from '../config.js';
-import { randomToken } from '../domain/create/random.js';
-import { demoResolveOrder } from '../demo-orders/catalogue.js';
-import { demoOrderRoutes } from '../demo-orders/routes.js';
 import { clientAddress, clientKeyOf } from '../http/client-address.js';
 import { errorBody } from '../http/errors.js';
 import { jsonErrors, notFound } from '../http/json-errors.js';
@@ -26,19 +25,22 @@ import { createLogger } from '../log.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/open-store.js';
 import { createBillApi, loadSigner } from '../upstream/index.js';
-import { batchedLines } from './node/log-lines.js';
-import { packageRoot, staticFiles } from './node/static-files.js';
-import { serverRuntime } from './runtime.js';
-import type { ListeningServer, RuntimeName } from './runtime.js';
+import { batchedLines } from '../platform/node/log-lines.js';
+import { serverRuntime } from '../platform/runtime.js';
+import type { ListeningServer, RuntimeName } from '../platform/runtime.js';
+import { packageRoot, staticFiles } from './static-files.js';
+import type { Pages } from './static-files.js';
 
 export interface ServeBillCheckoutOptions {
   /** The environment to read the configuration from (README, "Configuration"). Default: `process.env`. */
   env?: Record<string, string | undefined>;
   /** The merchant's hooks (resolveOrder, onFinal). */
   hooks?: BillCheckoutHooks;
-  /** Adds the merchant's own routes to the app before it serves (they take precedence over the demo). */
+  /** Adds the merchant's own routes to the app before it serves (they take precedence over `pages`). */
   routes?: (app: BillCheckout) => void;
-  /** Where the built element (`dist/`) and demo (`demo/dist/`) are. Default: this package's folder. */
+  /** A folder of built pages served at `/`, compressed and cached as the drop-in is; none by default. */
+  pages?: Pages;
+  /** Where the built element (`dist/`) is. Default: this package's folder. */
   root?: string;
   /** Default: JSON lines on stdout, secrets masked, at LOG_LEVEL. */
   log?: Logger;
@@ -77,21 +79,13 @@ const SSE_HEARTBEAT_MS = 15_000;
 /** Throws ConfigError (from loadConfig) or BillApiConfigError (a signer, a base URL) before it listens. */
 export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}): Promise<RunningBillCheckout> {
   const env = options.env ?? process.env;
-  let config = loadConfig(env);
-  if (config.embeddedSandbox && config.orderTicketSecret === null) {
-    // The demo's own tickets: minted and checked, while pages without one still work on the sandbox.
-    config = { ...config, orderTicketSecret: randomToken(32) };
-  }
+  const config = loadConfig(env);
   // Lines go to stdout one write per turn of the event loop; what is queued is written at exit.
   const lines = options.log ? null : batchedLines(process.stdout);
   if (lines) process.on('exit', lines.flush);
   const log = options.log ?? createLogger({
     secrets: configSecrets(config), level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info', write: lines?.write,
   });
-  if (!config.orderTicketsRequired && config.embeddedSandbox) {
-    log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
-      '(the demo mints its tickets with a secret of this process); set it before using a real service');
-  }
   const root = options.root ?? packageRoot();
   const drainMs = options.drainMs ?? 5_000;
 
@@ -102,11 +96,9 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const sandbox: Sandbox | null = config.embeddedSandbox
     ? createSandbox({ publicUrl: `${config.publicUrl}/sandbox`, controls: !config.production })
     : null;
-  // Demo prices apply to the embedded sandbox only, never to a real service.
-  const demoHooks: BillCheckoutHooks = config.embeddedSandbox && !config.orderLookupUrl ? { resolveOrder: demoResolveOrder } : {};
   const app = createBillCheckout({
     config, upstream, store, log,
-    hooks: { ...demoHooks, ...options.hooks },
+    ...(options.hooks ? { hooks: options.hooks } : {}),
     notice: { leaseMs: config.noticeLeaseMs },
     clientKey: (c) => clientKeyOf(clientAddress(runtime.remoteAddress(c), c.req.header('x-forwarded-for'), config.trustedProxyHops)),
     sse: runtime.sse,
@@ -114,6 +106,10 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     webhookHttp: runtime.webhookHttp,
   });
   await app.ready();
+  if (app.orderTickets.policy === 'demo') {
+    log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
+      '(tickets this process mints for its own pages are checked when given); set it before using a real service');
+  }
   if (config.metricsToken !== null || config.metricsPort !== null) {
     // The process's own figures (CPU, memory, event loop lag, GC), beside the checkout's.
     collectDefaultMetrics({ register: app.metrics.registry });
@@ -128,9 +124,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     }));
     app.route('/sandbox', sandbox.app);
   }
-  const demoOrders = { ticketSecret: config.orderTicketSecret, now: Date.now };
-  if (!config.production) app.route('/demo', demoOrderRoutes(demoOrders));
-  await staticFiles(app, { root, config, demoOrders: config.production ? null : demoOrders });
+  await staticFiles(app, { root, config, pages: options.pages ?? null });
 
   const listenOptions = { host: config.host, keepAliveTimeoutMs: config.keepAliveTimeoutMs, longestSilenceMs: SSE_HEARTBEAT_MS };
   const server = await runtime.listen(app.fetch, { ...listenOptions, port: config.port });

@@ -2,7 +2,6 @@
 // merchant's server would, for the demo pages (demo/), which cannot hold a secret.
 import { Hono } from 'hono';
 import { DEMO_PRODUCTS } from './catalogue.js';
-import { orderTicket } from '../domain/orders/order-ticket.js';
 
 /** A new order of the demo shop, as the merchant's server hands it to a page: with its ticket. */
 export interface DemoOrder {
@@ -15,10 +14,8 @@ export interface DemoOrder {
 }
 
 export interface DemoOrdersOptions {
-  /** ORDER_TICKET_SECRET, or the demo's own secret of this process. */
-  ticketSecret: string | null;
-  /** How long a ticket is good for (default 1 hour: a customer may take a while to pay). */
-  ticketTtlMs?: number;
+  /** Mints the order's ticket (the checkout's own, `orderTickets.mint`): null when it takes orders without one. */
+  mintTicket(orderId: string): Promise<string | null>;
   now: () => number;
 }
 
@@ -33,10 +30,7 @@ export async function mintDemoOrder(product: string | undefined, options: DemoOr
   const p = DEMO_PRODUCTS.find((x) => x.slug === product) ?? DEMO_PRODUCTS[0]!;
   const now = options.now();
   const orderId = newDemoOrderId(p.slug, now);
-  const ticket = options.ticketSecret === null
-    ? null
-    : await orderTicket(orderId, options.ticketSecret, options.ticketTtlMs ?? 3_600_000, now);
-  return { orderId, orderTicket: ticket, product: p.slug, amount: p.price, currency: p.currency };
+  return { orderId, orderTicket: await options.mintTicket(orderId), product: p.slug, amount: p.price, currency: p.currency };
 }
 
 /**
