@@ -2,37 +2,64 @@
 // call (serveBillCheckout) to the parts to assemble by hand (README, "The BFF").
 import { postgresModule } from './store/open-store.js';
 
+// What a merchant uses, and nothing else: each name is listed in the README ("The server's public
+// surface") and pinned by test/build/public-surface.test.ts. Adding one is a contract change.
+
+// One call: the BFF as `npm start` runs it, with the merchant's hooks, routes and pages.
+export { serveBillCheckout } from './process/serve.js';
+export type { RunningBillCheckout, ServeBillCheckoutOptions } from './process/serve.js';
+export type { RuntimeName } from './platform/runtime.js';
+
+// The app and its hooks, assembled by hand.
 export { createBillCheckout, CheckoutError, orderTicket } from './app.js';
 export type {
   BillCheckout, BillCheckoutHooks, BillCheckoutOptions, BillCheckoutParts, BillNotice, ResolveOrder, ResolveOrderContext,
 } from './app.js';
-export { ConfigError, loadConfig, MIN_SECRET_LENGTH } from './config.js';
-export type { Config, OperationShape, StatusCodes, UpstreamConfig, WebhookConfig } from './config.js';
 export type { CheckoutErrorKind } from './domain/errors.js';
 export type { OrderAmount } from './domain/orders/order-lookup.js';
 export { verifyOrderTicket } from './domain/orders/order-ticket.js';
 export type { WebhookPayload } from './domain/notify/notice-worker.js';
+
+// Configuration and logs.
+export { ConfigError, loadConfig } from './config.js';
+export type { Config, UpstreamConfig } from './config.js';
 export { createLogger, silentLogger } from './log.js';
 export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.js';
+
+// The stores.
 export { openStore } from './store/open-store.js';
 export { createSqliteStore } from './store/sqlite.js';
 export type { SqliteStoreOptions } from './store/sqlite.js';
 export type { SqliteDriverName } from './store/sqlite-driver.js';
 export type { PostgresStoreOptions } from './store/postgres.js';
 export type { Store, StoredBill } from './store/types.js';
-export * from './upstream/index.js';
+
+// The service's client: its signers, the HTTP it runs on, and one error class per cause.
+export { createBillApi } from './upstream/client.js';
+export type { BillApiOptions } from './upstream/client.js';
+export { builtInSigner, loadSigner } from './upstream/signers.js';
+export type { HmacSha256 } from './upstream/signers.js';
+export {
+  BillApiAbortError, BillApiAuthError, BillApiConfigError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,
+  BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
+} from './upstream/errors.js';
+export type { BillOperation } from './upstream/errors.js';
+export type { BillApi, HttpClient, HttpRequest, HttpResponse, SignInput, Signer } from './upstream/types.js';
+
+// The checkout in the page's first HTML, and QR images.
 export { checkoutStyleHash, renderCheckout } from './http/render/checkout.js';
 export type { RenderCheckoutOptions } from './http/render/checkout.js';
 export { qrPng, qrSvg } from './http/render/qr-images.js';
+
+// Runtime adapters: the web defaults, and Node's faster ones.
 export { webSse } from './http/sse/sse-transport.js';
 export type { SseTransport } from './http/sse/sse-transport.js';
 export { nodeSse } from './platform/node/sse-socket.js';
 export { nodeHttpClient } from './platform/node/http-client.js';
 export type { NodeHttpClientOptions } from './platform/node/http-client.js';
 export { nodeHmacSha256 } from './platform/node/hmac.js';
-export { serveBillCheckout } from './process/serve.js';
-export type { RunningBillCheckout, ServeBillCheckoutOptions } from './process/serve.js';
-export type { RuntimeName } from './platform/runtime.js';
+
+// The wire contract the browser sees.
 export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/bill-view.js';
 
 // pg is an optional peer dependency: this module imports without it, and only a PostgreSQL store
