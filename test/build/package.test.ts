@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,7 +67,17 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   for (const module of ['id', 'ms', 'th', 'vi', 'zh-CN', 'native-bridge']) {
     assert.ok(paths.some((path) => new RegExp(`^dist/on-demand/${module}-[0-9a-f]{10}\\.js$`).test(path)), `the ${module} module is packed beside the element`);
   }
-  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p)), 'no sources or tests in the tarball');
+  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p) && !p.endsWith('.md')), 'no sources or tests in the tarball');
+  assert.deepEqual(paths.filter((p) => /(^|\/)demo(\/|[-.])/.test(p)), [], 'no demo file in the tarball');
+  // Every relative link of the packed Markdown files (the README first) leads to a packed file.
+  for (const doc of paths.filter((p) => p.endsWith('.md'))) {
+    const text = await readFile(join(ROOT, doc), 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const resolved = posix.normalize(posix.join(posix.dirname(doc), target!)).replace(/\/$/, '');
+      assert.ok(paths.some((p) => p === resolved || p.startsWith(`${resolved}/`)), `${doc} links to ${target}, which the tarball has`);
+    }
+  }
 
   const app = join(dir, 'app');
   await mkdir(app);
@@ -110,8 +120,18 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   const base = await ready;
   assert.equal((await fetch(`${base}/healthz`)).status, 200);
   assert.equal(await (await fetch(`${base}/shop`)).text(), 'the merchant shop');
+  // No demo in the package: / says what runs (no build advice), and no demo page or route answers.
+  const home = await (await fetch(`${base}/`)).text();
+  assert.match(home, /A checkout's backend runs here/);
+  assert.doesNotMatch(home, /npm run build|Northwind/);
+  for (const path of ['/plain.html', '/index.html', '/react.html']) assert.equal((await fetch(`${base}${path}`)).status, 404, path);
+  assert.equal((await fetch(`${base}/demo/orders`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status, 404);
+  // An order the merchant's hook does not know.
+  const unknown = await fetch(`${base}/api/bills`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'mug-2' }) });
+  assert.equal(unknown.status, 404);
+  assert.equal(((await unknown.json()) as { error: { code: string } }).error.code, 'order_not_found');
   const created = await fetch(`${base}/api/bills`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'demo-mug-1' }),
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'mug-1' }),
   });
   assert.equal(created.status, 201, await created.clone().text());
   const bill = (await created.json()) as { billId: string; token: string; billAmount: string };
