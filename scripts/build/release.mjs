@@ -1,23 +1,9 @@
-// The parts of `npm run build` a merchant installs besides the drop-in: the compiled server
-// (dist/server, JavaScript and declarations) and the drop-in's release names (a versioned copy
-// whose name is its content's hash, and its SRI hash), printed and written beside it.
-import { execFile } from 'node:child_process';
+// The drop-in's release names: a versioned copy whose name is its content's hash, and its SRI hash,
+// printed and written beside it.
 import { createHash } from 'node:crypto';
 import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const run = promisify(execFile);
-
-/** dist/server: server/, sandbox/ and contract/ as ES modules with their declarations. */
-export async function buildServer() {
-  await rm(join(root, 'dist/server'), { recursive: true, force: true });
-  await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.server.json'], { cwd: root });
-}
+import { join } from 'node:path';
+import { root } from './root.mjs';
 
 /**
  * The same names the server answers (server/platform/node/static-files.ts, dropInRelease):
