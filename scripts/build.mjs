@@ -3,7 +3,7 @@
 //   dist/types/                                                          types.mjs
 //   custom-elements.json                                                 manifest.mjs
 //   dist/server/ (then the card's encoder and CSS in it)                 server.mjs, server-card.mjs
-//   dist/bill-checkout.<hash>.js, dist/bill-checkout.sri.txt             release.mjs
+//   dist/bill-checkout.<hash>.js, .sri.txt and .release.json             release.mjs
 //   demo/dist/                                                           demo.mjs
 // The element's esbuild options are widget-config.mjs; each plugin and transform they use is a
 // module named by its job (qr-encoder, lit-hooks, css-templates, short-errors, on-demand, minify),

@@ -1,8 +1,9 @@
-// The drop-in's release names: a versioned copy whose name is its content's hash, and its SRI hash,
-// printed and written beside it.
+// The drop-in's release names: a versioned copy whose name is its content's hash, its SRI hash, and
+// both with its sizes in dist/bill-checkout.release.json; printed and written beside it.
 import { createHash } from 'node:crypto';
 import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { root } from './root.mjs';
 
 /**
@@ -16,16 +17,22 @@ export function dropInRelease(code) {
   };
 }
 
-/** dist/bill-checkout.<hash>.js and dist/bill-checkout.sri.txt; returns what it wrote. */
-export async function buildRelease() {
-  const dist = join(root, 'dist');
+/**
+ * In `dist` (dist/ unless given), beside its bill-checkout.js: bill-checkout.<hash>.js (and no
+ * other versioned copy), bill-checkout.sri.txt (the integrity alone) and bill-checkout.release.json
+ * (`{file, integrity, bytes, gzipBytes}`, gzip at level 9 as bench/widget-size.mjs measures it).
+ * Returns what release.json holds.
+ */
+export async function buildRelease(dist = join(root, 'dist')) {
   const code = await readFile(join(dist, 'bill-checkout.js'));
-  const release = dropInRelease(code);
+  const { versionedName, integrity } = dropInRelease(code);
   for (const name of await readdir(dist)) {
-    if (/^bill-checkout\.[0-9a-f]{16}\.js$/.test(name) && name !== release.versionedName) await rm(join(dist, name));
+    if (/^bill-checkout\.[0-9a-f]{16}\.js$/.test(name) && name !== versionedName) await rm(join(dist, name));
   }
-  await copyFile(join(dist, 'bill-checkout.js'), join(dist, release.versionedName));
-  await writeFile(join(dist, 'bill-checkout.sri.txt'), `${release.integrity}\n`);
-  console.log(`dist/${release.versionedName}  integrity="${release.integrity}"`);
+  await copyFile(join(dist, 'bill-checkout.js'), join(dist, versionedName));
+  await writeFile(join(dist, 'bill-checkout.sri.txt'), `${integrity}\n`);
+  const release = { file: versionedName, integrity, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length };
+  await writeFile(join(dist, 'bill-checkout.release.json'), `${JSON.stringify(release, null, 2)}\n`);
+  console.log(`dist/${versionedName}  integrity="${integrity}"`);
   return release;
 }
