@@ -85,7 +85,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
-  // CommonJS: qrcode's modules the widget's build replaces (scripts/qr-mask-pattern.cjs).
+  // CommonJS: qrcode's modules the widget's build replaces (scripts/build/qr-mask-pattern.cjs).
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
   ...layerConfigs,
   ...exemptions,

@@ -41,7 +41,7 @@ import { bundlePeers, startPeerServer } from './lib/phone-peers.mjs';
 import { pages } from './pages/pages.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
 import { importTs } from './lib/ts.mjs';
-import { buildWidget, widgetFile } from '../scripts/build.mjs';
+import { buildWidget, widgetFile } from '../scripts/build/widget.mjs';
 
 const runs = pick(20, 3);
 // The pre-created page's goal, which the floor's figures below are also read against.

@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { pick, quantile, report } from './lib/common.mjs';
 import { startBff } from './lib/bff.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
-import { buildWidget, widgetFile } from '../scripts/build.mjs';
+import { buildWidget, widgetFile } from '../scripts/build/widget.mjs';
 
 const runs = pick(30, 6);
 if (!existsSync(widgetFile)) await buildWidget();

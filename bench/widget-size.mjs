@@ -1,7 +1,8 @@
 // Size of the drop-in bundle against its budget, and what it is made of.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { buildWidget, onDemandDir, widgetFile, widgetMetafile } from '../scripts/build.mjs';
+import { onDemandDir } from '../scripts/build/on-demand.mjs';
+import { buildWidget, widgetFile, widgetMetafile } from '../scripts/build/widget.mjs';
 
 const budget = 16 * 1024;
 if (!existsSync(widgetFile) || !existsSync(widgetMetafile)) await buildWidget();

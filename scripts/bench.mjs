@@ -5,7 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, widgetFile } from './build.mjs';
+import { build } from './build.mjs';
+import { widgetFile } from './build/widget.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(widgetFile)) await build();

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import esbuild from 'esbuild';
 import { Hono } from 'hono';
-import { finishBundle, widgetBuild } from '../../scripts/build.mjs';
+import { finishBundle } from '../../scripts/build/minify.mjs';
+import { widgetBuild } from '../../scripts/build/widget-config.mjs';
 import { importTs } from './ts.mjs';
 
 /** Builds the floor and mounts it on `app` at /floor/bill-checkout.js; resolves to { bytes (raw), close() }. */

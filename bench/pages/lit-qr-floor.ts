@@ -1,7 +1,7 @@
 // The floor under <bill-checkout> on the pre-created page of bench/phone.mjs: what DESIGN puts in
 // every drop-in (Lit and the QR encoder, widget/qr-code.ts), built as dist/bill-checkout.js is
-// (scripts/build.mjs: the same esbuild options and plugins, then terser), in the least element
-// that uses them. It reads the bill the page preloaded and paints its QR code, and does nothing
+// (scripts/build/widget-config.mjs and minify.mjs: the same esbuild options and plugins, then
+// terser), in the least element that uses them. It reads the bill the page preloaded and paints its QR code, and does nothing
 // else: no loading state, no status, no countdown, no languages, no errors. Its bytes and its time
 // to the QR painted are the floor every drop-in of this design stands on, on the phone. Bench only.
 import { LitElement, html, nothing } from 'lit';

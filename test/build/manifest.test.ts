@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 
 const root = new URL('../..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
-const { buildManifest } = await import(pathToFileURL(join(root, 'scripts/build.mjs')).href) as {
+const { buildManifest } = await import(pathToFileURL(join(root, 'scripts/build/manifest.mjs')).href) as {
   buildManifest(outdir: string): Promise<void>;
 };
 

@@ -4,6 +4,7 @@
 // TypeScript file and a React .tsx file. Also what the ecosystem's own checkers say of it.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -61,9 +62,15 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
   const { filename, files } = tarball!;
   const paths = files.map((f) => f.path);
-  for (const needed of ['dist/bill-checkout.js', 'dist/bill-checkout.sri.txt', 'dist/server/server/index.js', 'dist/server/server/index.d.ts', 'dist/types/widget/index.d.ts', 'custom-elements.json']) {
+  for (const needed of ['dist/bill-checkout.js', 'dist/bill-checkout.sri.txt', 'dist/bill-checkout.release.json', 'dist/server/server/index.js', 'dist/server/server/index.d.ts', 'dist/types/widget/index.d.ts', 'custom-elements.json']) {
     assert.ok(paths.includes(needed), `the tarball has ${needed}`);
   }
+  // The built release file (scripts/build/release.mjs) names the versioned drop-in, packed, with its hash and size.
+  const release = JSON.parse(await readFile(join(ROOT, 'dist/bill-checkout.release.json'), 'utf8')) as { file: string; integrity: string; bytes: number };
+  assert.ok(paths.includes(`dist/${release.file}`), `the tarball has ${release.file}, which release.json names`);
+  const versioned = await readFile(join(ROOT, 'dist', release.file));
+  assert.equal(release.integrity, `sha384-${createHash('sha384').update(versioned).digest('base64')}`);
+  assert.equal(release.bytes, versioned.length);
   for (const module of ['id', 'ms', 'th', 'vi', 'zh-CN', 'native-bridge']) {
     assert.ok(paths.some((path) => new RegExp(`^dist/on-demand/${module}-[0-9a-f]{10}\\.js$`).test(path)), `the ${module} module is packed beside the element`);
   }

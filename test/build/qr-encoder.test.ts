@@ -1,5 +1,6 @@
-// The QR encoder as the bundle builds it (qrcode's core with its unused modules stubbed by tables
-// and its internal names prefixed, then mangled) draws what the qrcode package draws.
+// scripts/build/qr-encoder.mjs: the QR encoder as the bundle builds it (qrcode's core with its unused
+// modules stubbed by tables and its internal names prefixed, then mangled) draws what the qrcode
+// package draws.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -11,8 +12,8 @@ import * as esbuild from 'esbuild';
 import type { QRCode } from 'qrcode';
 
 const root = new URL('../..', import.meta.url).pathname;
-const build = await import(pathToFileURL(join(root, 'scripts/build.mjs')).href) as {
-  widgetBuild: esbuild.BuildOptions;
+const { widgetBuild } = await import(pathToFileURL(join(root, 'scripts/build/widget-config.mjs')).href) as { widgetBuild: esbuild.BuildOptions };
+const { qrInternalNames } = await import(pathToFileURL(join(root, 'scripts/build/qr-encoder.mjs')).href) as {
   qrInternalNames(): Promise<Set<string>>;
 };
 const require = createRequire(import.meta.url);
@@ -27,7 +28,7 @@ let inputs: string[];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'qr-encoder-'));
   const outfile = join(dir, 'encoder.mjs');
-  const { metafile } = await esbuild.build({ ...build.widgetBuild, stdin: entry, outfile, metafile: true });
+  const { metafile } = await esbuild.build({ ...widgetBuild, stdin: entry, outfile, metafile: true });
   inputs = Object.keys(metafile.inputs);
   bundled = await readFile(outfile, 'utf8');
   ({ qrPath } = await import(pathToFileURL(outfile).href) as { qrPath: typeof qrPath });
@@ -98,7 +99,7 @@ test('the stubbed, mangled encoder draws what qrcode draws (byte mode, level M),
 });
 
 test('qrcode\'s internal names are derived from its own modules, less what widget code and built-ins use', async () => {
-  const names = await build.qrInternalNames();
+  const names = await qrInternalNames();
   for (const name of ['applyMask', 'getBestMask', 'getPenaltyN1', 'getBCHDigit', 'generateECPolynomial', 'getSymbolSize',
     'getBestVersionForData', 'getCharCountIndicator', 'fromArray', 'putBit', 'getLengthInBits', 'reservedBit', 'ccBits', 'PATTERN000']) {
     assert.ok(names.has(name), `${name} is an internal name`);
@@ -112,7 +113,7 @@ test('qrcode\'s internal names are derived from its own modules, less what widge
 
 test('nothing qrcode defines for itself is left unprefixed in the encoder, but what widget code or built-ins use', async () => {
   const { outputFiles } = await esbuild.build({
-    ...build.widgetBuild, stdin: entry, minify: false, mangleProps: undefined, write: false, legalComments: 'none',
+    ...widgetBuild, stdin: entry, minify: false, mangleProps: undefined, write: false, legalComments: 'none',
   });
   const code = outputFiles[0]!.text;
   const widget = await readFile(join(root, 'widget/qr-code.ts'), 'utf8');
@@ -128,7 +129,7 @@ test('nothing qrcode defines for itself is left unprefixed in the encoder, but w
   }
   assert.ok(left.includes('create'));
   // And mangled in the bundle (mangled names are one or two characters).
-  for (const name of await build.qrInternalNames()) {
+  for (const name of await qrInternalNames()) {
     if (name.length > 2) assert.ok(!new RegExp(`[.{,]_?${name}\\b`).test(bundled), `${name} is left in the bundle`);
   }
 });

@@ -1,4 +1,4 @@
-// qrcode's lib/core/mask-pattern.js as the widget bundles it (scripts/build.mjs, qrStubs): the same
+// qrcode's lib/core/mask-pattern.js as the widget bundles it (scripts/build/qr-encoder.mjs, qrStubs): the same
 // choice of mask (ISO/IEC 18004's penalty rules N1–N4, lowest score, first of equals), with the
 // eight masks scored together: each module is a byte whose bit k is its colour under mask k, and
 // the rules run bitwise on those bytes, one pass over each row and column, where qrcode makes eight
