@@ -13,16 +13,20 @@ import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { CreatedBill } from '../upstream/types.js';
 import { coalesce } from './coalesce.js';
-import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
+import { BillNotFoundError, StoreConflictError } from './errors.js';
+import { attemptRecord, clipError, noticeId } from './notice-values.js';
 import { migratePostgres } from './postgres-migrations.js';
-import {
-  containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
-} from './sqlite-rows.js';
-import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
+import { attemptRow, noticeRow, num, numOrNull, toBill, toCustomer, toEvent } from './postgres/rows.js';
+import { pgUnavailable } from './postgres/unavailable.js';
+import { toNotice, toNoticeAttempt } from './rows.js';
+import type { NoticeRow } from './rows.js';
+import { containsPattern, noticeFilter } from './sql.js';
 import type {
   ApplyStatusResult, Notice, NoticeAttempt, NoticeAttemptResult, NoticeChannel, NoticeCount, Store, StoreEvents, StoredBill,
 } from './types.js';
-import { classifyFailures, errorChain } from './unavailable.js';
+import { classifyFailures } from './unavailable.js';
+
+export { pgUnavailable };
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */
@@ -35,7 +39,6 @@ export interface PostgresStoreOptions {
   onError?: (error: unknown) => void;
 }
 
-const MAX_ERROR_LENGTH = 500;
 /** SQLSTATE of bc_apply_status when the bill is not there. */
 const NO_DATA_FOUND = 'P0002';
 
@@ -51,58 +54,6 @@ interface FinishItem {
 }
 const LISTEN_RETRY_MS = 500;
 
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-/** pg answers BIGINT as text and BOOLEAN as boolean: bring rows to the shape the mappers take. */
-function billRow(r: QueryResultRow): BillRow {
-  return {
-    ...(r as BillRow),
-    expired_on: numOrNull(r.expired_on),
-    expires_local_at: numOrNull(r.expires_local_at),
-    early_news_at: numOrNull(r.early_news_at),
-    superseded_at: numOrNull(r.superseded_at),
-    status: numOrNull(r.status),
-    is_final: r.is_final === true ? 1 : 0,
-    duplicate_payment: r.duplicate_payment === true ? 1 : 0,
-    date_time: numOrNull(r.date_time),
-    status_version: num(r.status_version),
-    checked_at: numOrNull(r.checked_at),
-    final_at: numOrNull(r.final_at),
-    created_at: num(r.created_at),
-    updated_at: num(r.updated_at),
-  };
-}
-
-function noticeRow(r: QueryResultRow): NoticeRow {
-  return {
-    ...(r as NoticeRow),
-    attempts: num(r.attempts),
-    next_attempt_at: num(r.next_attempt_at),
-    lease_until: numOrNull(r.lease_until),
-    delivered_at: numOrNull(r.delivered_at),
-    replay_at: numOrNull(r.replay_at),
-    created_at: num(r.created_at),
-  };
-}
-
-function attemptRow(r: QueryResultRow): NoticeAttemptRow {
-  return {
-    ...(r as NoticeAttemptRow),
-    replay: r.replay === true ? 1 : 0,
-    ok: r.ok === true ? 1 : 0,
-    at: num(r.at),
-    duration_ms: num(r.duration_ms),
-    http_status: numOrNull(r.http_status),
-  };
-}
-
-function customer(r: QueryResultRow) {
-  return toBoundCustomer({ ...(r as CustomerRow & { customer_id: string }), bound_at: num(r.bound_at) });
-}
-
-const toBill = (r: QueryResultRow): StoredBill => toStoredBill(billRow(r));
-
 type Queryable = Pick<PoolClient, 'query'>;
 
 /**
@@ -115,54 +66,6 @@ const named = (name: string, text: string) => (values: unknown[]) => ({ name, te
 const applyStatusCall = named('bc_apply_status', 'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9)');
 const finishAttemptsCall = named('bc_finish_notice_attempts', 'SELECT ord, attempt FROM bc_finish_notice_attempts($1::jsonb)');
 const notifyCall = named('bc_notify', 'SELECT pg_notify($1, $2)');
-
-const RECONNECTS = 'Nothing needs a restart: the store connects again by itself on its next call.';
-
-/**
- * What a pg (or Node socket) error says about reaching PostgreSQL, as an operator's fix: a
- * StoreUnavailableError for a connection that was refused, cut, timed out or ended by a shutdown
- * or restart (SQLSTATE 57P01/57P02/57P03, class 08, 53300); null for anything else (a query's own
- * error, a constraint, a wrong password: those are not outages).
- */
-export function pgUnavailable(error: unknown, poolSize = 10): StoreUnavailableError | null {
-  for (const e of errorChain(error)) {
-    const code = (e as { code?: unknown }).code;
-    const syscall = (e as { syscall?: unknown }).syscall;
-    const message = e instanceof Error ? e.message : '';
-    const because = (what: string, then = RECONNECTS) => new StoreUnavailableError(`${what} ${then}`, { cause: error });
-    if (code === 'ECONNREFUSED' || (code === 'ENOENT' && syscall === 'connect')) {
-      return because(`PostgreSQL refused the connection (${code}): the database server is not running or not listening at DATABASE_URL's host and port; start it, or fix DATABASE_URL.`);
-    }
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
-      return because(`PostgreSQL's host cannot be reached (${code}): check DATABASE_URL's host name, DNS and the network between the BFF and the database.`);
-    }
-    if (code === 'ETIMEDOUT' || /^timeout exceeded when trying to connect$|connection timeout|^timeout expired$|^Query read timeout$/.test(message)) {
-      return because(`PostgreSQL did not answer in time (${typeof code === 'string' ? code : message}): the server is overloaded or out of reach, or all ${poolSize} connections of this BFF's pool are busy; check the database's load and the network.`);
-    }
-    if (code === 'ECONNRESET' || code === 'EPIPE' || /^Connection terminated|^Client has encountered a connection error|^Client was closed/.test(message)) {
-      return because(`The connection to PostgreSQL was cut (${typeof code === 'string' ? code : message}): the server restarted or crashed, or a proxy or firewall dropped the connection; check the database server's log.`);
-    }
-    if (code === '57P01') {
-      return because('PostgreSQL ended the session (57P01 admin_shutdown): the server is shutting down or restarting, or an administrator terminated the backend; it works again once the server is back.');
-    }
-    if (code === '57P02') {
-      return because("PostgreSQL ended the session because another of its processes crashed (57P02 crash_shutdown) and it is restarting; check the database server's log for the crash.");
-    }
-    if (code === '57P03') {
-      return because('PostgreSQL takes no connections now (57P03 cannot_connect_now): it is starting up, shutting down or in recovery; wait for it, or check why it stays in recovery.');
-    }
-    if (typeof code === 'string' && /^08[0-9A-Z]{3}$/.test(code)) {
-      return because(`PostgreSQL reported a connection failure (SQLSTATE ${code}): check the network to the database and the database server's log.`);
-    }
-    if (code === '53300') {
-      return because(`PostgreSQL has no free connection slot (53300 too_many_connections): raise its max_connections above the instances' pools together (${poolSize} per instance here), or lower the number of instances.`);
-    }
-    if (message === 'Cannot use a pool after calling end on the pool') {
-      return because('The PostgreSQL pool is closed:', 'this BFF is shutting down.');
-    }
-  }
-  return null;
-}
 
 export function createPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
@@ -228,9 +131,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     // In notice id order, so that two instances' batches take the notices' locks alike.
     const order = items.map((item, ord) => ({ item, ord })).sort((a, b) => (a.item.notice.id < b.item.notice.id ? -1 : a.item.notice.id > b.item.notice.id ? 1 : 0));
     const input = order.map(({ item: { notice, result: { attempt, nextAttemptAt } }, ord }) => ({
-      ord, notice_id: notice.id, channel: notice.channel, replay: notice.replay, at: attempt.at,
-      duration_ms: Math.max(0, Math.round(attempt.durationMs)), ok: attempt.ok, http_status: attempt.httpStatus,
-      response: attempt.response, error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null, next_attempt_at: nextAttemptAt,
+      ord, ...attemptRecord(notice, attempt), next_attempt_at: nextAttemptAt,
     }));
     const { rows } = await pool.query(finishAttemptsCall([JSON.stringify(input)]));
     const attempts = new Array<NoticeAttempt>(items.length);
@@ -483,7 +384,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     async disableWebhookEndpoint(url, at, reason) {
       await pool.query(`INSERT INTO webhook_endpoints (url, disabled_at, disabled_reason) VALUES ($1, $2, $3)
         ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at, disabled_reason = excluded.disabled_reason`,
-      [url, at, reason.slice(0, MAX_ERROR_LENGTH)]);
+      [url, at, clipError(reason)]);
     },
     async enableWebhookEndpoint(url, at) {
       return tx(async (c) => {
@@ -496,9 +397,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
 
     async billHistory(ref) {
       const { rows } = await pool.query('SELECT * FROM bill_events WHERE merchant_reference = $1 ORDER BY id', [ref]);
-      return rows.map((r) => toBillEvent({
-        ...(r as BillEventRow), at: num(r.at), status: numOrNull(r.status),
-      }));
+      return rows.map(toEvent);
     },
     async findBillsByOrder(orderId, match, limit) {
       const { rows } = match === 'equal'
@@ -521,7 +420,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
       if (claimed.rowCount) return { kind: 'claimed' };
       const { rows } = await pool.query('SELECT * FROM customers WHERE customer_key = $1', [key]);
       const row = rows[0];
-      if (row?.customer_id != null && row.bound_at != null) return { kind: 'bound', customer: customer(row) };
+      if (row?.customer_id != null && row.bound_at != null) return { kind: 'bound', customer: toCustomer(row) };
       return { kind: 'busy' };
     },
     async completeCustomerBind(key, customerId, at) {
@@ -529,7 +428,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
         ON CONFLICT (customer_key) DO UPDATE SET customer_id = COALESCE(customers.customer_id, excluded.customer_id),
           bound_at = COALESCE(customers.bound_at, excluded.bound_at), lease_until = NULL
         RETURNING *`, [key, customerId, at]);
-      return customer(rows[0]!);
+      return toCustomer(rows[0]!);
     },
     async releaseCustomerBind(key) {
       await pool.query('DELETE FROM customers WHERE customer_key = $1 AND customer_id IS NULL', [key]);
@@ -537,7 +436,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
     async listCustomers(limit, before) {
       const { rows } = await pool.query(`SELECT * FROM customers WHERE customer_id IS NOT NULL AND bound_at < $1
         ORDER BY bound_at DESC, customer_key COLLATE "C" LIMIT $2`, [before ?? Number.MAX_SAFE_INTEGER, limit]);
-      return rows.map(customer);
+      return rows.map(toCustomer);
     },
 
     async claimRefresh(billId, at, maxAgeMs, leaseMs) {

@@ -7,14 +7,16 @@
 import { openSqlite } from './sqlite-driver.js';
 import type { SqliteDriverName, SqliteStatement as Statement } from './sqlite-driver.js';
 import type { CreatedBill } from '../upstream/types.js';
-import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
+import { BillNotFoundError, StoreConflictError } from './errors.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
-import {
-  containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
-} from './sqlite-rows.js';
-import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
+import { attemptRecord, clipError, noticeId } from './notice-values.js';
+import { toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill } from './rows.js';
+import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './rows.js';
+import { containsPattern, noticeFilter } from './sql.js';
+import { sqliteUnavailable } from './sqlite/unavailable.js';
+import { decideStatus } from './status-change.js';
 import { classifyFailures } from './unavailable.js';
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
@@ -40,39 +42,7 @@ export interface SqliteStoreOptions {
   driver?: SqliteDriverName;
 }
 
-const MAX_ERROR_LENGTH = 500;
-
-/**
- * What a better-sqlite3 error says about using the database file, as an operator's fix: a
- * StoreUnavailableError when the file is locked by another connection past busy_timeout, cannot be
- * opened, sits on a failing, full or read-only disk, or the connection is closed; null for anything
- * else. A failed WAL sync is not one of them: it is a StoreSyncError, which needs a restart.
- */
-export function sqliteUnavailable(error: unknown, busyTimeoutMs = 5000): StoreUnavailableError | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  const because = (what: string) => new StoreUnavailableError(what, { cause: error });
-  if (typeof code === 'string') {
-    if (code.startsWith('SQLITE_BUSY')) {
-      return because(`SQLite's file stayed locked by another connection longer than busy_timeout (${busyTimeoutMs} ms, ${code}): another process writes to DATABASE_URL's file, or a backup holds it; run one BFF process per SQLite file (PostgreSQL for several).`);
-    }
-    if (code.startsWith('SQLITE_CANTOPEN')) {
-      return because(`SQLite cannot open its file (${code}): check that DATABASE_URL's file and its folder exist and that the BFF's user may read and write both.`);
-    }
-    if (code.startsWith('SQLITE_IOERR')) {
-      return because(`The disk under SQLite's file failed a read or a write (${code}): check the disk (the kernel log) and the free space of DATABASE_URL's folder.`);
-    }
-    if (code === 'SQLITE_FULL') {
-      return because("The disk holding SQLite's file is full (SQLITE_FULL): free space in DATABASE_URL's folder.");
-    }
-    if (code.startsWith('SQLITE_READONLY')) {
-      return because(`SQLite's file cannot be written (${code}): the disk was remounted read-only (often after disk errors) or the file's permissions changed; check both.`);
-    }
-  }
-  if (error instanceof TypeError && error.message === 'The database connection is not open') {
-    return because('The SQLite connection is closed: this BFF is shutting down.');
-  }
-  return null;
-}
+export { sqliteUnavailable };
 
 export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
@@ -176,39 +146,33 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   });
 
   const applyTx = db.transaction((input: ApplyStatusInput, channels: NoticeChannel[]): ApplyStatusResult => {
-    const { billId, record, outcome, checkedAt } = input;
-    const reason = input.reason ?? null;
+    const { billId, checkedAt } = input;
     const stored = mustGet('bill_id', billId);
-    if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
-
-    const final = outcome !== 'pending';
-    if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
+    // The decision is status-change.ts's, as PostgreSQL's bc_apply_status makes it.
+    const decision = decideStatus(stored, input);
+    if (decision.kind === 'final_already') return { bill: stored, changed: false, becameFinal: false };
+    if (decision.kind === 'stale') {
       // An older status arriving late: the requery still happened, the status is not news.
       q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
-      return { bill: { ...stored, checkedAt }, changed: false, becameFinal: false };
+      return { bill: decision.bill, changed: false, becameFinal: false };
     }
 
-    const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
-    // What PostgreSQL's trigger does (postgres-migrations.ts): one up per change a BillView shows.
-    const statusVersion = stored.statusVersion +
-      (changed || stored.statusName !== record.statusName || stored.dateTime !== record.dateTime ? 1 : 0);
-    const finalReason = final ? reason : null;
-    const finalAt = final ? checkedAt : null;
+    const { bill, changed, becameFinal, event } = decision;
     q(`UPDATE bills SET status = ?, status_name = ?, is_final = ?, outcome = ?, date_time = ?,
          status_version = ?, checked_at = ?, updated_at = ?, final_reason = ?, final_at = ?
        WHERE bill_id = ?`).run(
-      record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, statusVersion, checkedAt,
-      changed ? checkedAt : stored.updatedAt, finalReason, finalAt, billId,
+      bill.status, bill.statusName, bill.isFinal ? 1 : 0, bill.outcome, bill.dateTime, bill.statusVersion, bill.checkedAt,
+      bill.updatedAt, bill.finalReason, bill.finalAt, billId,
     );
-    if (changed) {
+    if (event) {
       q(`INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
-         VALUES (?, ?, 'status', ?, ?, ?, ?)`).run(stored.merchantReference, checkedAt, reason, record.status, record.statusName, outcome);
+         VALUES (?, ?, 'status', ?, ?, ?, ?)`).run(stored.merchantReference, event.at, event.reason, event.status, event.statusName, event.outcome);
     }
     // The first payment of an order is the payment; any later one is a duplicate to refund.
-    const duplicate = outcome === 'paid' && stored.orderId !== null &&
+    const duplicate = decision.checkDuplicate &&
       q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined;
     if (duplicate) q('UPDATE bills SET duplicate_payment = 1 WHERE bill_id = ?').run(billId);
-    if (final) {
+    if (becameFinal) {
       const insert = q(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
         VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (bill_id, channel) DO NOTHING`);
       for (const channel of new Set(channels)) {
@@ -216,12 +180,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       }
     }
     // The row as just written, without reading it back.
-    const bill: StoredBill = {
-      ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
-      dateTime: record.dateTime, statusVersion, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
-      duplicatePayment: stored.duplicatePayment || duplicate, finalReason, finalAt,
-    };
-    return { bill, changed, becameFinal: final };
+    return { bill: duplicate ? { ...bill, duplicatePayment: true } : bill, changed, becameFinal };
   });
 
   // Group commit: applyStatus calls made in one turn of the event loop are stored in ONE
@@ -282,11 +241,8 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const finishTx = db.transaction((notice: Pick<Notice, 'id' | 'channel' | 'replay'>, result: NoticeAttemptResult): NoticeAttempt => {
     const { attempt } = result;
     const last = q('SELECT MAX(number) AS n FROM notice_attempts WHERE notice_id = ?').get(notice.id) as { n: number | null };
-    const row: NoticeAttemptRow = {
-      notice_id: notice.id, number: (last.n ?? 0) + 1, channel: notice.channel, replay: notice.replay ? 1 : 0,
-      at: attempt.at, duration_ms: Math.max(0, Math.round(attempt.durationMs)), ok: attempt.ok ? 1 : 0,
-      http_status: attempt.httpStatus, response: attempt.response, error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
-    };
+    const record = attemptRecord(notice, attempt);
+    const row: NoticeAttemptRow = { ...record, number: (last.n ?? 0) + 1, replay: record.replay ? 1 : 0, ok: record.ok ? 1 : 0 };
     q(`INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
        VALUES (@notice_id, @number, @channel, @replay, @at, @duration_ms, @ok, @http_status, @response, @error)`).run(row);
     const replayDone = notice.replay ? ', replay_at = NULL' : '';
@@ -457,7 +413,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       return writing(() => {
         q(`INSERT INTO webhook_endpoints (url, disabled_at, disabled_reason) VALUES (?, ?, ?)
            ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at, disabled_reason = excluded.disabled_reason`)
-          .run(url, at, reason.slice(0, MAX_ERROR_LENGTH));
+          .run(url, at, clipError(reason));
       });
     },
     enableWebhookEndpoint(url, at) {
