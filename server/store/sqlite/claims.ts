@@ -1,5 +1,6 @@
 // The SQLite store's claims: the right to requery a bill, and exclusive work.
 
+import { mayClaimRefresh } from '../leases.js';
 import type { BillRow } from '../rows.js';
 import type { ClaimStore } from '../types.js';
 import type { SqliteContext } from './context.js';
@@ -12,12 +13,10 @@ export function sqliteClaims({ q }: SqliteContext): ClaimStore {
 
   return {
     async claimRefresh(billId, at, maxAgeMs, leaseMs) {
-      const bill = q('SELECT is_final, checked_at FROM bills WHERE bill_id = ?').get(billId) as
+      const row = q('SELECT is_final, checked_at FROM bills WHERE bill_id = ?').get(billId) as
         Pick<BillRow, 'is_final' | 'checked_at'> | undefined;
-      if (!bill || bill.is_final) return false;
-      if (maxAgeMs > 0 && bill.checked_at !== null && bill.checked_at > at - maxAgeMs) return false;
-      const held = refreshLeases.get(billId);
-      if (held !== undefined && held > at) return false;
+      const bill = row ? { isFinal: Boolean(row.is_final), checkedAt: row.checked_at } : null;
+      if (!mayClaimRefresh(bill, at, maxAgeMs, refreshLeases.get(billId))) return false;
       refreshLeases.set(billId, at + leaseMs);
       return true;
     },

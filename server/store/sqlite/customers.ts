@@ -1,5 +1,6 @@
 // The SQLite store's customers, bound once at the service: a leased claim to bind a key, then its id.
 
+import { customerClaimOf } from '../leases.js';
 import { toBoundCustomer } from '../rows.js';
 import type { CustomerRow } from '../rows.js';
 import type { CustomerClaim, CustomerStore } from '../types.js';
@@ -8,8 +9,8 @@ import type { SqliteContext } from './context.js';
 export function sqliteCustomers({ db, q, writing }: SqliteContext): CustomerStore {
   const customerTx = db.transaction((key: string, at: number, leaseMs: number): CustomerClaim => {
     const row = q('SELECT * FROM customers WHERE customer_key = ?').get(key) as CustomerRow | undefined;
-    if (row?.customer_id != null && row.bound_at !== null) return { kind: 'bound', customer: toBoundCustomer({ ...row, customer_id: row.customer_id, bound_at: row.bound_at }) };
-    if (row?.lease_until != null && row.lease_until > at) return { kind: 'busy' };
+    const found = customerClaimOf(row, at);
+    if (found) return found;
     q(`INSERT INTO customers (customer_key, lease_until) VALUES (?, ?)
        ON CONFLICT (customer_key) DO UPDATE SET lease_until = excluded.lease_until`).run(key, at + leaseMs);
     return { kind: 'claimed' };
