@@ -4,30 +4,23 @@
 
 import type { QueryResultRow } from 'pg';
 import { coalesce } from '../coalesce.js';
-import { attemptRecord, clipError } from '../notice-values.js';
+import { clipError } from '../notice-values.js';
 import { toNotice, toNoticeAttempt } from '../rows.js';
-import type { NoticeRow } from '../rows.js';
 import { noticeFilter } from '../sql.js';
-import type { Notice, NoticeAttempt, NoticeAttemptResult, NoticeChannel, NoticeCount, NoticeStore } from '../types.js';
+import type { NoticeAttempt, NoticeChannel, NoticeCount, NoticeStore } from '../types.js';
+import { finishAttemptsInput, inDueOrder } from './batches.js';
+import type { FinishItem } from './batches.js';
 import { named } from './context.js';
 import type { PgContext } from './context.js';
 import { attemptRow, noticeRow, num, numOrNull, toBill } from './rows.js';
 
-interface FinishItem {
-  notice: Pick<Notice, 'id' | 'channel' | 'replay'>;
-  result: NoticeAttemptResult;
-}
 const finishAttemptsCall = named('bc_finish_notice_attempts', 'SELECT ord, attempt FROM bc_finish_notice_attempts($1::jsonb)');
 
 export function pgNotices({ pool, tx }: PgContext): NoticeStore {
   // Attempts finished while a batch is being written go together in the next (coalesce.ts).
   const finishAttempt = coalesce(async (items: FinishItem[]): Promise<NoticeAttempt[]> => {
-    // In notice id order, so that two instances' batches take the notices' locks alike.
-    const order = items.map((item, ord) => ({ item, ord })).sort((a, b) => (a.item.notice.id < b.item.notice.id ? -1 : a.item.notice.id > b.item.notice.id ? 1 : 0));
-    const input = order.map(({ item: { notice, result: { attempt, nextAttemptAt } }, ord }) => ({
-      ord, ...attemptRecord(notice, attempt), next_attempt_at: nextAttemptAt,
-    }));
-    const { rows } = await pool.query(finishAttemptsCall([JSON.stringify(input)]));
+    // In notice id order, so that two instances' batches take the notices' locks alike (batches.ts).
+    const { rows } = await pool.query(finishAttemptsCall([JSON.stringify(finishAttemptsInput(items))]));
     const attempts = new Array<NoticeAttempt>(items.length);
     for (const r of rows) attempts[Number(r.ord)] = toNoticeAttempt(attemptRow(r.attempt as QueryResultRow));
     return attempts;
@@ -52,9 +45,7 @@ export function pgNotices({ pool, tx }: PgContext): NoticeStore {
         [channel, at, at + leaseMs, limit],
       );
       const claimed = rows.map((r) => ({ row: noticeRow(r), bill: r.bill ? toBill(r.bill as QueryResultRow) : null }));
-      const due = (r: NoticeRow) => Math.min(r.next_attempt_at, r.replay_at ?? r.next_attempt_at);
-      claimed.sort((a, b) => due(a.row) - due(b.row) || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
-      return claimed.map(({ row, bill }) => ({ ...toNotice(row, at), bill }));
+      return inDueOrder(claimed).map(({ row, bill }) => ({ ...toNotice(row, at), bill }));
     },
     finishNoticeAttempt: (notice, result) => finishAttempt({ notice, result }),
     async noticesFor(billIds) {
