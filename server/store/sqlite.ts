@@ -3,25 +3,28 @@
 // stored when applyStatus resolves. Every write is one IMMEDIATE transaction, which takes the
 // write lock up front: several connections (or processes) on one file serialize instead of
 // failing with SQLITE_BUSY halfway through.
+//
+// This file opens the database (the driver, its settings, the WAL sync and the checkpointer) and
+// composes the store of its concerns, one file each in sqlite/: bills.ts, notices.ts, customers.ts,
+// claims.ts (context.ts is what they share). Its failures are classified by sqlite/unavailable.ts.
 
 import { openSqlite } from './sqlite-driver.js';
-import type { SqliteDriverName, SqliteStatement as Statement } from './sqlite-driver.js';
-import type { CreatedBill } from '../upstream/types.js';
-import { BillNotFoundError, StoreConflictError, StoreUnavailableError } from './errors.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 import { startCheckpointer } from './sqlite-checkpointer.js';
 import type { Checkpointer } from './sqlite-checkpointer.js';
 import { migrateSqlite } from './sqlite-migrations.js';
-import {
-  containsPattern, noticeFilter, noticeId, toBillEvent, toBoundCustomer, toNotice, toNoticeAttempt, toStoredBill,
-} from './sqlite-rows.js';
-import type { BillEventRow, BillRow, CustomerRow, NoticeAttemptRow, NoticeRow } from './sqlite-rows.js';
-import { classifyFailures } from './unavailable.js';
 import { createWalSync } from './sqlite-wal-sync.js';
 import type { WalSync, WalSyncOptions } from './sqlite-wal-sync.js';
-import type {
-  ApplyStatusInput, ApplyStatusResult, ClaimedNotice, CustomerClaim, InsertResult, NewBill, Notice, NoticeAttempt, NoticeAttemptResult,
-  NoticeChannel, NoticeCount, Store, StoredBill,
-} from './types.js';
+import { sqliteBills } from './sqlite/bills.js';
+import { sqliteClaims } from './sqlite/claims.js';
+import { sqliteContext } from './sqlite/context.js';
+import { sqliteCustomers } from './sqlite/customers.js';
+import { sqliteNotices } from './sqlite/notices.js';
+import { sqliteUnavailable } from './sqlite/unavailable.js';
+import type { Store } from './types.js';
+import { classifyFailures } from './unavailable.js';
+
+export { sqliteUnavailable };
 
 export interface SqliteStoreOptions {
   /** Clock for bookkeeping the contract does not pass a time for (migrations). */
@@ -40,40 +43,6 @@ export interface SqliteStoreOptions {
   driver?: SqliteDriverName;
 }
 
-const MAX_ERROR_LENGTH = 500;
-
-/**
- * What a better-sqlite3 error says about using the database file, as an operator's fix: a
- * StoreUnavailableError when the file is locked by another connection past busy_timeout, cannot be
- * opened, sits on a failing, full or read-only disk, or the connection is closed; null for anything
- * else. A failed WAL sync is not one of them: it is a StoreSyncError, which needs a restart.
- */
-export function sqliteUnavailable(error: unknown, busyTimeoutMs = 5000): StoreUnavailableError | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  const because = (what: string) => new StoreUnavailableError(what, { cause: error });
-  if (typeof code === 'string') {
-    if (code.startsWith('SQLITE_BUSY')) {
-      return because(`SQLite's file stayed locked by another connection longer than busy_timeout (${busyTimeoutMs} ms, ${code}): another process writes to DATABASE_URL's file, or a backup holds it; run one BFF process per SQLite file (PostgreSQL for several).`);
-    }
-    if (code.startsWith('SQLITE_CANTOPEN')) {
-      return because(`SQLite cannot open its file (${code}): check that DATABASE_URL's file and its folder exist and that the BFF's user may read and write both.`);
-    }
-    if (code.startsWith('SQLITE_IOERR')) {
-      return because(`The disk under SQLite's file failed a read or a write (${code}): check the disk (the kernel log) and the free space of DATABASE_URL's folder.`);
-    }
-    if (code === 'SQLITE_FULL') {
-      return because("The disk holding SQLite's file is full (SQLITE_FULL): free space in DATABASE_URL's folder.");
-    }
-    if (code.startsWith('SQLITE_READONLY')) {
-      return because(`SQLite's file cannot be written (${code}): the disk was remounted read-only (often after disk errors) or the file's permissions changed; check both.`);
-    }
-  }
-  if (error instanceof TypeError && error.message === 'The database connection is not open') {
-    return because('The SQLite connection is closed: this BFF is shutting down.');
-  }
-  return null;
-}
-
 export function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
   const db = openSqlite(path, { driver: options.driver });
@@ -84,17 +53,6 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   // On disk, commits are synced by walSync, off the event loop; SQLite still syncs around checkpoints.
   db.pragma(`synchronous = ${onDisk ? 'NORMAL' : 'FULL'}`);
   const walSync: WalSync | null = onDisk ? createWalSync(`${path}-wal`, { sync: options.syncWal }) : null;
-  /** Every write: refused once a sync failed; resolved once the commit is on disk. */
-  const writing = <T>(commit: () => T): Promise<T> => {
-    if (walSync?.failure) return Promise.reject(walSync.failure);
-    let value: T;
-    try {
-      value = commit();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return walSync ? walSync.durable().then(() => value) : Promise.resolve(value);
-  };
   const checkpointMs = options.checkpointIntervalMs ?? 5000;
   let checkpointer: Checkpointer | null = null;
   if (checkpointMs > 0 && onDisk) {
@@ -110,215 +68,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       onCheckpoint: options.onCheckpoint,
     });
   }
+  const context = sqliteContext(db, walSync);
+  const { q, writing } = context;
 
-  // Prepared lazily: the tables exist only once migrate() has run.
-  const statements = new Map<string, Statement>();
-  const q = (sql: string): Statement => {
-    let s = statements.get(sql);
-    if (!s) {
-      s = db.prepare(sql);
-      statements.set(sql, s);
-    }
-    return s;
-  };
-
-  const billWhere = (column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string) => {
-    const row = q(`SELECT * FROM bills WHERE ${column} = ?`).get(value) as BillRow | undefined;
-    return row ? toStoredBill(row) : null;
-  };
-  const mustGet = (column: 'merchant_reference' | 'bill_id', value: string): StoredBill => {
-    const bill = billWhere(column, value);
-    if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
-    return bill;
-  };
-
-  /** The order's current bill: not failed, not final, not superseded (the unique index bills_order_current). */
-  const currentOf = (orderId: string): StoredBill | null => {
-    const row = q(`SELECT * FROM bills WHERE order_id = ? AND create_state <> 'failed' AND is_final = 0
-      AND superseded_at IS NULL`).get(orderId) as BillRow | undefined;
-    return row ? toStoredBill(row) : null;
-  };
-
-  const insertTx = db.transaction((bill: NewBill): InsertResult => {
-    if (bill.idempotencyKey !== null) {
-      const holder = billWhere('idempotency_key', bill.idempotencyKey);
-      if (holder) return { inserted: false, bill: holder, conflict: 'idempotency_key' };
-    }
-    const current = bill.orderId === null ? null : currentOf(bill.orderId);
-    if (current) return { inserted: false, bill: current, conflict: 'order' };
-    q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
-         token, hook_token, create_state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
-      bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
-      bill.token, bill.hookToken, bill.createdAt, bill.createdAt,
-    );
-    return { inserted: true, bill: mustGet('merchant_reference', bill.merchantReference) };
-  });
-
-  const completeTx = db.transaction((ref: string, created: CreatedBill, at: number): StoredBill => {
-    const bill = mustGet('merchant_reference', ref);
-    if (bill.billId !== null && bill.billId !== created.billId) {
-      throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
-    }
-    if (bill.billId === created.billId && bill.createState === 'created') return bill;
-    const holder = q('SELECT merchant_reference FROM bills WHERE bill_id = ?').get(created.billId) as
-      Pick<BillRow, 'merchant_reference'> | undefined;
-    if (holder) throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${holder.merchant_reference}, not ${ref}`);
-    // The amount stays the text we asked for: the answer's equals it as a decimal (answer-check.ts).
-    q(`UPDATE bills SET bill_id = ?, bill_url = ?, currency = ?, require_gc_amount = ?,
-         expired_on = ?, expires_local_at = ?, create_state = 'created', updated_at = ?
-       WHERE merchant_reference = ?`).run(
-      created.billId, created.billUrl, created.currency, created.requireGCAmount,
-      created.expiredOn, created.expiresLocalAt, at, ref,
-    );
-    q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(ref, at);
-    return mustGet('merchant_reference', ref);
-  });
-
-  const applyTx = db.transaction((input: ApplyStatusInput, channels: NoticeChannel[]): ApplyStatusResult => {
-    const { billId, record, outcome, checkedAt } = input;
-    const reason = input.reason ?? null;
-    const stored = mustGet('bill_id', billId);
-    if (stored.isFinal) return { bill: stored, changed: false, becameFinal: false };
-
-    const final = outcome !== 'pending';
-    if (!final && stored.dateTime !== null && record.dateTime < stored.dateTime) {
-      // An older status arriving late: the requery still happened, the status is not news.
-      q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
-      return { bill: { ...stored, checkedAt }, changed: false, becameFinal: false };
-    }
-
-    const changed = stored.status !== record.status || stored.outcome !== outcome || stored.isFinal !== final;
-    // What PostgreSQL's trigger does (postgres-migrations.ts): one up per change a BillView shows.
-    const statusVersion = stored.statusVersion +
-      (changed || stored.statusName !== record.statusName || stored.dateTime !== record.dateTime ? 1 : 0);
-    const finalReason = final ? reason : null;
-    const finalAt = final ? checkedAt : null;
-    q(`UPDATE bills SET status = ?, status_name = ?, is_final = ?, outcome = ?, date_time = ?,
-         status_version = ?, checked_at = ?, updated_at = ?, final_reason = ?, final_at = ?
-       WHERE bill_id = ?`).run(
-      record.status, record.statusName, final ? 1 : 0, outcome, record.dateTime, statusVersion, checkedAt,
-      changed ? checkedAt : stored.updatedAt, finalReason, finalAt, billId,
-    );
-    if (changed) {
-      q(`INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
-         VALUES (?, ?, 'status', ?, ?, ?, ?)`).run(stored.merchantReference, checkedAt, reason, record.status, record.statusName, outcome);
-    }
-    // The first payment of an order is the payment; any later one is a duplicate to refund.
-    const duplicate = outcome === 'paid' && stored.orderId !== null &&
-      q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined;
-    if (duplicate) q('UPDATE bills SET duplicate_payment = 1 WHERE bill_id = ?').run(billId);
-    if (final) {
-      const insert = q(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
-        VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (bill_id, channel) DO NOTHING`);
-      for (const channel of new Set(channels)) {
-        insert.run(noticeId(billId, channel), channel, billId, checkedAt, checkedAt);
-      }
-    }
-    // The row as just written, without reading it back.
-    const bill: StoredBill = {
-      ...stored, status: record.status, statusName: record.statusName, isFinal: final, outcome,
-      dateTime: record.dateTime, statusVersion, checkedAt, updatedAt: changed ? checkedAt : stored.updatedAt,
-      duplicatePayment: stored.duplicatePayment || duplicate, finalReason, finalAt,
-    };
-    return { bill, changed, becameFinal: final };
-  });
-
-  // Group commit: applyStatus calls made in one turn of the event loop are stored in ONE
-  // transaction (one fsync), each in its own savepoint so that one failing does not undo the
-  // others; every caller is answered after that commit.
-  interface Waiting {
-    input: ApplyStatusInput;
-    channels: NoticeChannel[];
-    onCommitted: ((result: ApplyStatusResult) => void) | undefined;
-    resolve: (result: ApplyStatusResult) => void;
-    reject: (error: unknown) => void;
-  }
-  let waiting: Waiting[] = [];
-  const groupTx = db.transaction((batch: Waiting[]) =>
-    batch.map((w): { ok: true; result: ApplyStatusResult } | { ok: false; error: unknown } => {
-      try {
-        return { ok: true, result: applyTx(w.input, w.channels) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    }));
-  const commitWaiting = () => {
-    const batch = waiting;
-    waiting = [];
-    writing(() => {
-      const outcomes = groupTx.immediate(batch);
-      outcomes.forEach((o, i) => {
-        if (!o.ok) return;
-        try {
-          batch[i]!.onCommitted?.(o.result);
-        } catch {
-          // The caller's own failure: the status is stored all the same, and the promise says so.
-        }
-      });
-      return outcomes;
-    }).then(
-      (outcomes) => outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.result) : batch[i]!.reject(o.error))),
-      (error: unknown) => batch.forEach((w) => w.reject(error)),
-    );
-  };
-
-  const claimTx = db.transaction((channel: NoticeChannel, at: number, leaseMs: number, limit: number) => {
-    const rows = q(`SELECT * FROM notices
-      WHERE channel = ? AND (lease_until IS NULL OR lease_until <= ?)
-        AND ((state = 'pending' AND next_attempt_at <= ?) OR (replay_at IS NOT NULL AND replay_at <= ?))
-      ORDER BY MIN(next_attempt_at, COALESCE(replay_at, next_attempt_at)), id LIMIT ?`).all(channel, at, at, at, limit) as NoticeRow[];
-    const lease = q('UPDATE notices SET lease_until = ?, attempts = attempts + ? WHERE id = ?');
-    const billOf = q('SELECT * FROM bills WHERE bill_id = ?');
-    return rows.map((r): ClaimedNotice => {
-      const claimed = toNotice(r, at);
-      const counted = claimed.replay ? 0 : 1;
-      lease.run(at + leaseMs, counted, r.id);
-      const bill = billOf.get(r.bill_id) as BillRow | undefined;
-      return { ...claimed, attempts: r.attempts + counted, bill: bill ? toStoredBill(bill) : null };
-    });
-  });
-
-  const finishTx = db.transaction((notice: Pick<Notice, 'id' | 'channel' | 'replay'>, result: NoticeAttemptResult): NoticeAttempt => {
-    const { attempt } = result;
-    const last = q('SELECT MAX(number) AS n FROM notice_attempts WHERE notice_id = ?').get(notice.id) as { n: number | null };
-    const row: NoticeAttemptRow = {
-      notice_id: notice.id, number: (last.n ?? 0) + 1, channel: notice.channel, replay: notice.replay ? 1 : 0,
-      at: attempt.at, duration_ms: Math.max(0, Math.round(attempt.durationMs)), ok: attempt.ok ? 1 : 0,
-      http_status: attempt.httpStatus, response: attempt.response, error: attempt.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
-    };
-    q(`INSERT INTO notice_attempts (notice_id, number, channel, replay, at, duration_ms, ok, http_status, response, error)
-       VALUES (@notice_id, @number, @channel, @replay, @at, @duration_ms, @ok, @http_status, @response, @error)`).run(row);
-    const replayDone = notice.replay ? ', replay_at = NULL' : '';
-    if (attempt.ok) {
-      q(`UPDATE notices SET state = 'delivered', delivered_at = COALESCE(delivered_at, ?), lease_until = NULL${replayDone}
-         WHERE id = ?`).run(attempt.at, notice.id);
-    } else if (notice.replay) {
-      q(`UPDATE notices SET last_error = ?, lease_until = NULL, replay_at = NULL WHERE id = ?`).run(row.error, notice.id);
-    } else {
-      q(`UPDATE notices SET lease_until = NULL, last_error = ?,
-           state = CASE WHEN state = 'pending' AND ? IS NULL THEN 'failed' ELSE state END,
-           next_attempt_at = COALESCE(?, next_attempt_at)
-         WHERE id = ?`).run(row.error, result.nextAttemptAt, result.nextAttemptAt, notice.id);
-    }
-    return toNoticeAttempt(row);
-  });
-
-  const customerTx = db.transaction((key: string, at: number, leaseMs: number): CustomerClaim => {
-    const row = q('SELECT * FROM customers WHERE customer_key = ?').get(key) as CustomerRow | undefined;
-    if (row?.customer_id != null && row.bound_at !== null) return { kind: 'bound', customer: toBoundCustomer({ ...row, customer_id: row.customer_id, bound_at: row.bound_at }) };
-    if (row?.lease_until != null && row.lease_until > at) return { kind: 'busy' };
-    q(`INSERT INTO customers (customer_key, lease_until) VALUES (?, ?)
-       ON CONFLICT (customer_key) DO UPDATE SET lease_until = excluded.lease_until`).run(key, at + leaseMs);
-    return { kind: 'claimed' };
-  });
-
-  // SQLite serves one process (its hub is in-process too), so requery claims and exclusive work
-  // are tracked in memory: a crash cannot leave one behind.
-  const refreshLeases = new Map<string, number>();
-  const running = new Set<string>();
-
-  return classifyFailures({
+  const store: Store = {
     migrate() {
       return writing(() => {
         migrateSqlite(db, now());
@@ -334,199 +87,10 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
       if (db.open) db.close();
     },
 
-    insertBill(bill) {
-      return writing(() => insertTx.immediate(bill));
-    },
-    completeCreate(merchantReference, created, at) {
-      return writing(() => completeTx.immediate(merchantReference, created, at));
-    },
-    failCreate(merchantReference, at) {
-      // Only a create still in flight can fail: a created bill stays what the service said.
-      return writing(() => db.transaction(() => {
-        mustGet('merchant_reference', merchantReference);
-        const { changes } = q(`UPDATE bills SET create_state = 'failed', updated_at = ?
-           WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
-        if (changes > 0) q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'create_failed')`).run(merchantReference, at);
-      }).immediate());
-    },
-
-    async getByReference(merchantReference) {
-      return billWhere('merchant_reference', merchantReference);
-    },
-    async getByBillId(billId) {
-      return billWhere('bill_id', billId);
-    },
-    async getByIdempotencyKey(key) {
-      return billWhere('idempotency_key', key);
-    },
-    async findCurrentByOrderId(orderId) {
-      return currentOf(orderId);
-    },
-    recordEarlyNews(merchantReference, at) {
-      return writing(() => {
-        q(`UPDATE bills SET early_news_at = COALESCE(early_news_at, ?)
-           WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
-        return billWhere('merchant_reference', merchantReference);
-      });
-    },
-    supersede(merchantReference, at) {
-      return writing(() => {
-        q(`UPDATE bills SET superseded_at = COALESCE(superseded_at, ?) WHERE merchant_reference = ? AND is_final = 0`)
-          .run(at, merchantReference);
-      });
-    },
-    async findPaidByOrderId(orderId) {
-      const row = q(`SELECT * FROM bills WHERE order_id = ? AND outcome = 'paid' AND duplicate_payment = 0
-        ORDER BY updated_at, rowid LIMIT 1`).get(orderId) as BillRow | undefined;
-      return row ? toStoredBill(row) : null;
-    },
-
-    applyStatus(input, channels, onCommitted) {
-      return new Promise<ApplyStatusResult>((resolve, reject) => {
-        if (waiting.push({ input, channels, onCommitted, resolve, reject }) === 1) setImmediate(commitWaiting);
-      });
-    },
-    touchChecked(billId, checkedAt) {
-      return writing(() => {
-        q('UPDATE bills SET checked_at = ? WHERE bill_id = ?').run(checkedAt, billId);
-      });
-    },
-
-    async listPending(checkedBefore, limit) {
-      const rows = q(`SELECT * FROM bills
-        WHERE create_state = 'created' AND is_final = 0 AND (checked_at IS NULL OR checked_at < ?)
-        ORDER BY checked_at IS NOT NULL, checked_at, created_at LIMIT ?`).all(checkedBefore, limit) as BillRow[];
-      return rows.map(toStoredBill);
-    },
-    async listCreating(createdBefore, limit) {
-      const rows = q(`SELECT * FROM bills WHERE create_state = 'creating' AND created_at < ?
-        ORDER BY created_at LIMIT ?`).all(createdBefore, limit) as BillRow[];
-      return rows.map(toStoredBill);
-    },
-
-    claimNotices(channel, at, leaseMs, limit) {
-      return writing(() => claimTx.immediate(channel, at, leaseMs, limit));
-    },
-    finishNoticeAttempt(notice, result) {
-      return writing(() => finishTx.immediate(notice, result));
-    },
-    async noticesFor(billIds) {
-      if (billIds.length === 0) return [];
-      const rows = q(`SELECT * FROM notices WHERE bill_id IN (SELECT value FROM json_each(?))
-        ORDER BY bill_id, channel`).all(JSON.stringify(billIds)) as NoticeRow[];
-      return rows.map((r) => toNotice(r));
-    },
-    async getNotice(id) {
-      const row = q('SELECT * FROM notices WHERE id = ?').get(id) as NoticeRow | undefined;
-      return row ? toNotice(row) : null;
-    },
-    async listNotices(query) {
-      const { where, args } = noticeFilter(query, () => '?');
-      const rows = q(`SELECT * FROM notices ${where} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...args, query.limit) as NoticeRow[];
-      return rows.map((r) => toNotice(r));
-    },
-    async noticeAttempts(ids) {
-      if (ids.length === 0) return [];
-      const rows = q(`SELECT * FROM notice_attempts WHERE notice_id IN (SELECT value FROM json_each(?))
-        ORDER BY notice_id, number`).all(JSON.stringify(ids)) as NoticeAttemptRow[];
-      return rows.map(toNoticeAttempt);
-    },
-    replayNotice(id, at) {
-      return writing(() => {
-        const row = q('UPDATE notices SET replay_at = ? WHERE id = ? RETURNING *').get(at, id) as NoticeRow | undefined;
-        return row ? toNotice(row) : null;
-      });
-    },
-    replayFailedNotices(channel, from, to, at) {
-      return writing(() => q(`UPDATE notices SET replay_at = ?
-        WHERE channel = ? AND created_at >= ? AND created_at < ? AND state <> 'delivered'
-          AND last_error IS NOT NULL AND replay_at IS NULL`).run(at, channel, from, to).changes);
-    },
-    async countNotices() {
-      const rows = q(`SELECT channel, state, COUNT(*) AS count, MIN(CASE WHEN state = 'pending' THEN created_at END) AS oldest_at
-        FROM notices GROUP BY channel, state`).all() as { channel: NoticeChannel; state: NoticeCount['state']; count: number; oldest_at: number | null }[];
-      return rows.map((r) => ({ channel: r.channel, state: r.state, count: r.count, oldestAt: r.oldest_at }));
-    },
-
-    async webhookEndpoint(url) {
-      const row = q('SELECT disabled_at, disabled_reason FROM webhook_endpoints WHERE url = ?').get(url) as
-        { disabled_at: number | null; disabled_reason: string | null } | undefined;
-      return { url, disabledAt: row?.disabled_at ?? null, disabledReason: row?.disabled_reason ?? null };
-    },
-    disableWebhookEndpoint(url, at, reason) {
-      return writing(() => {
-        q(`INSERT INTO webhook_endpoints (url, disabled_at, disabled_reason) VALUES (?, ?, ?)
-           ON CONFLICT (url) DO UPDATE SET disabled_at = excluded.disabled_at, disabled_reason = excluded.disabled_reason`)
-          .run(url, at, reason.slice(0, MAX_ERROR_LENGTH));
-      });
-    },
-    enableWebhookEndpoint(url, at) {
-      return writing(() => db.transaction(() => {
-        q('UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE url = ?').run(url);
-        return q(`UPDATE notices SET next_attempt_at = MIN(next_attempt_at, ?) WHERE channel = 'webhook' AND state = 'pending'`)
-          .run(at).changes;
-      }).immediate());
-    },
-
-    async billHistory(merchantReference) {
-      const rows = q('SELECT * FROM bill_events WHERE merchant_reference = ? ORDER BY id').all(merchantReference) as BillEventRow[];
-      return rows.map(toBillEvent);
-    },
-    async findBillsByOrder(orderId, match, limit) {
-      const rows = (match === 'equal'
-        ? q('SELECT * FROM bills WHERE order_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(orderId, limit)
-        : q(`SELECT * FROM bills WHERE order_id LIKE ? ESCAPE '\\' ORDER BY created_at DESC, rowid DESC LIMIT ?`)
-          .all(containsPattern(orderId), limit)) as BillRow[];
-      return rows.map(toStoredBill);
-    },
-    async countPending() {
-      return (q(`SELECT COUNT(*) AS n FROM bills WHERE create_state = 'created' AND is_final = 0`).get() as { n: number }).n;
-    },
-
-    claimCustomerBind(key, at, leaseMs) {
-      return writing(() => customerTx.immediate(key, at, leaseMs));
-    },
-    completeCustomerBind(key, customerId, at) {
-      return writing(() => {
-        const row = q(`INSERT INTO customers (customer_key, customer_id, bound_at) VALUES (?, ?, ?)
-          ON CONFLICT (customer_key) DO UPDATE SET customer_id = COALESCE(customers.customer_id, excluded.customer_id),
-            bound_at = COALESCE(customers.bound_at, excluded.bound_at), lease_until = NULL
-          RETURNING *`).get(key, customerId, at) as CustomerRow & { customer_id: string; bound_at: number };
-        return toBoundCustomer(row);
-      });
-    },
-    releaseCustomerBind(key) {
-      return writing(() => {
-        q('DELETE FROM customers WHERE customer_key = ? AND customer_id IS NULL').run(key);
-      });
-    },
-    async listCustomers(limit, before) {
-      const rows = q(`SELECT * FROM customers WHERE customer_id IS NOT NULL AND bound_at < ?
-        ORDER BY bound_at DESC, customer_key LIMIT ?`).all(before ?? Number.MAX_SAFE_INTEGER, limit) as (CustomerRow & { customer_id: string; bound_at: number })[];
-      return rows.map(toBoundCustomer);
-    },
-
-    async claimRefresh(billId, at, maxAgeMs, leaseMs) {
-      const bill = q('SELECT is_final, checked_at FROM bills WHERE bill_id = ?').get(billId) as
-        Pick<BillRow, 'is_final' | 'checked_at'> | undefined;
-      if (!bill || bill.is_final) return false;
-      if (maxAgeMs > 0 && bill.checked_at !== null && bill.checked_at > at - maxAgeMs) return false;
-      const held = refreshLeases.get(billId);
-      if (held !== undefined && held > at) return false;
-      refreshLeases.set(billId, at + leaseMs);
-      return true;
-    },
-    async releaseRefresh(billId, leaseUntil) {
-      if (refreshLeases.get(billId) === leaseUntil) refreshLeases.delete(billId);
-    },
-    async exclusive(name, work) {
-      if (running.has(name)) return { ran: false };
-      running.add(name);
-      try {
-        return { ran: true, value: await work() };
-      } finally {
-        running.delete(name);
-      }
-    },
-  }, (error) => sqliteUnavailable(error, options.busyTimeoutMs ?? 5000));
+    ...sqliteBills(context),
+    ...sqliteNotices(context),
+    ...sqliteCustomers(context),
+    ...sqliteClaims(context),
+  };
+  return classifyFailures(store, (error) => sqliteUnavailable(error, options.busyTimeoutMs ?? 5000));
 }

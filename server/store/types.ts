@@ -220,13 +220,23 @@ export interface StoreEvents {
 /** What `exclusive` answers: whether this process ran the work, and its value. */
 export type ExclusiveResult<T> = { ran: true; value: T } | { ran: false };
 
-export interface Store {
+// The store's concerns, each an interface of its own so that a part of the BFF that needs one can
+// be typed by it; `Store` is all of them, what each database implements (sqlite.ts and postgres.ts,
+// each composed of one file per concern in sqlite/ and postgres/).
+
+/** Opening, checking and closing the store, and its messages between processes. */
+export interface StoreLifecycle {
   /** Creates or upgrades the schema. Safe to call on every start and from several processes. */
   migrate(): Promise<void>;
   /** Resolves when the store answers (health check). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Present when several processes share the store and can message each other through it. */
+  readonly events?: StoreEvents;
+}
 
+/** Bills: our create flow, the statuses the service gave (and the notices a final one queues), the history. */
+export interface BillStore {
   /**
    * Inserts a bill in `creating`; when its idempotency key is held, or its order already has a
    * current bill, returns that bill instead (for every process sharing the store).
@@ -280,6 +290,16 @@ export interface Store {
   /** Bills left in `creating` since before `createdBefore` (their create outcome is unknown). */
   listCreating(createdBefore: number, limit: number): Promise<StoredBill[]>;
 
+  /** The steps of a bill's history, oldest first. */
+  billHistory(merchantReference: string): Promise<BillEvent[]>;
+  /** Bills of orders whose id equals (or, `like`, contains) `orderId`, newest first. */
+  findBillsByOrder(orderId: string, match: 'equal' | 'like', limit: number): Promise<StoredBill[]>;
+  /** Created bills that are not final yet (metrics). */
+  countPending(): Promise<number>;
+}
+
+/** Merchant notices: the outbox, its delivery log and replays, their counts, and the webhook endpoint's state. */
+export interface NoticeStore {
   /**
    * Takes up to `limit` notices of `channel` due at `now` (pending and due, or a replay due),
    * leasing each until `now + leaseMs` so that no other worker takes it meanwhile. A scheduled
@@ -312,14 +332,10 @@ export interface Store {
   disableWebhookEndpoint(url: string, now: number, reason: string): Promise<void>;
   /** Delivers to `url` again: pending webhook notices become due at `now`. Resolves to how many. */
   enableWebhookEndpoint(url: string, now: number): Promise<number>;
+}
 
-  /** The steps of a bill's history, oldest first. */
-  billHistory(merchantReference: string): Promise<BillEvent[]>;
-  /** Bills of orders whose id equals (or, `like`, contains) `orderId`, newest first. */
-  findBillsByOrder(orderId: string, match: 'equal' | 'like', limit: number): Promise<StoredBill[]>;
-  /** Created bills that are not final yet (metrics). */
-  countPending(): Promise<number>;
-
+/** Customers bound once at the service, under the merchant's key. */
+export interface CustomerStore {
   /**
    * Binds a customer once: its stored id when `customerKey` is bound; else a claim (leased until
    * `now + leaseMs`) for this caller to bind it, unless another holds one.
@@ -331,7 +347,10 @@ export interface Store {
   releaseCustomerBind(customerKey: string): Promise<void>;
   /** Bound customers, newest first; `before`: boundAt below this. */
   listCustomers(limit: number, before?: number): Promise<BoundCustomer[]>;
+}
 
+/** Who may work on what, for every process sharing the store: requery claims and exclusive work. */
+export interface ClaimStore {
   /**
    * Takes the right to requery a bill, for every process sharing the store: true when the bill
    * is not final, its status was not checked within `maxAgeMs` (`maxAgeMs <= 0`: whatever its age,
@@ -342,6 +361,7 @@ export interface Store {
   releaseRefresh(billId: string, leaseUntil: number): Promise<void>;
   /** Runs `work` unless another process sharing the store is running work under `name` (no wait). */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<ExclusiveResult<T>>;
-  /** Present when several processes share the store and can message each other through it. */
-  readonly events?: StoreEvents;
 }
+
+/** The whole store: every concern (their intersection), as each database implements it. */
+export interface Store extends StoreLifecycle, BillStore, NoticeStore, CustomerStore, ClaimStore {}

@@ -1,8 +1,9 @@
 // A store whose failures to reach its database are one error class, StoreUnavailableError, at
 // the store's edge: every caller (the HTTP routes, the refresher, the reconciler, the notice
 // worker) tells "the store is out of reach, try again" from any other failure the same way,
-// whatever the driver. Each store passes its own classifier (postgres.ts, sqlite.ts); errors it
-// does not recognise pass through untouched, and so does whatever `exclusive`'s work throws.
+// whatever the driver. Each store passes its own classifier (postgres/unavailable.ts,
+// sqlite/unavailable.ts); errors it does not recognise pass through untouched, and so does
+// whatever `exclusive`'s work throws.
 import { StoreUnavailableError } from './errors.js';
 import type { Store, StoreEvents } from './types.js';
 

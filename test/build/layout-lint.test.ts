@@ -43,6 +43,13 @@ const cases: [file: string, specifier: string, allowed: boolean][] = [
   ['server/store/x.ts', '../http/errors.js', false],
   ['server/store/sqlite-x.ts', 'node:fs', true],
   ['server/store/postgres.ts', 'node:fs', false],
+  // The stores' concerns (server/store/sqlite/, server/store/postgres/) are storage like the rest.
+  ['server/store/sqlite/bills.ts', 'hono', false],
+  ['server/store/sqlite/bills.ts', '../../domain/errors.js', false],
+  ['server/store/sqlite/bills.ts', 'node:fs', false],
+  ['server/store/postgres/notices.ts', '../../http/errors.js', false],
+  ['server/store/postgres/notices.ts', 'node:fs', false],
+  ['server/store/postgres/notices.ts', '../rows.js', true],
   ['server/upstream/x.ts', '../config.js', false],
   ['server/upstream/x.ts', '../store/types.js', false],
   ['server/upstream/x.ts', '../redact.js', true],

@@ -1,5 +1,6 @@
-// The PostgreSQL store: the Store contract unchanged, the requery claim and exclusive work on
-// both stores, then what only PostgreSQL has (concurrent pools, migrations, LISTEN/NOTIFY).
+// The PostgreSQL store: the Store contract unchanged, the requery claim, exclusive work and the
+// status decision (status-change.ts) on both stores, then what only PostgreSQL has (concurrent
+// pools, migrations, LISTEN/NOTIFY).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { openStore } from '../../server/store/open-store.js';
 import { createPostgresStore } from '../../server/store/postgres.js';
 import { PG_MIGRATIONS } from '../../server/store/postgres-migrations.js';
 import { createSqliteStore } from '../../server/store/sqlite.js';
-import type { Store } from '../../server/store/types.js';
+import { decideStatus } from '../../server/store/status-change.js';
+import type { ApplyStatusInput, Store } from '../../server/store/types.js';
 import { createdBill, newBill, statusRecord, storeContract } from './store-contract.js';
 import { startPg } from './support/pg.js';
 import type { PgCluster } from './support/pg.js';
@@ -83,6 +85,66 @@ for (const [name, make] of [
       release();
       assert.deepEqual(await first, { ran: true, value: 1 });
       assert.deepEqual(await store.exclusive('pass', async () => 4), { ran: true, value: 4 });
+    });
+  });
+  describe(`Store applyStatus as status-change.ts decides it: ${name}`, () => {
+    /** Applies `input` to the stored bill and holds the answer, the stored row and the history to decideStatus's. */
+    async function applyAsDecided(store: Store, input: ApplyStatusInput, duplicate = false) {
+      const before = (await store.getByBillId(input.billId))!;
+      const history = await store.billHistory(before.merchantReference);
+      const decision = decideStatus(before, input);
+      const result = await store.applyStatus(input, ['webhook']);
+      const after = (await store.getByBillId(input.billId))!;
+      const historyAfter = await store.billHistory(before.merchantReference);
+      if (decision.kind === 'final_already') {
+        assert.deepEqual(result, { bill: before, changed: false, becameFinal: false });
+        assert.deepEqual(after, before);
+        assert.deepEqual(historyAfter, history);
+      } else if (decision.kind === 'stale') {
+        assert.deepEqual(result, { bill: decision.bill, changed: false, becameFinal: false });
+        assert.deepEqual(after, decision.bill);
+        assert.deepEqual(historyAfter, history);
+      } else {
+        const bill = duplicate ? { ...decision.bill, duplicatePayment: true } : decision.bill;
+        assert.deepEqual(result, { bill, changed: decision.changed, becameFinal: decision.becameFinal });
+        assert.deepEqual(after, bill);
+        assert.deepEqual(historyAfter, decision.event ? [...history, decision.event] : history);
+        assert.equal((await store.noticesFor([input.billId])).length, decision.becameFinal || before.isFinal ? 1 : 0);
+      }
+      return decision.kind;
+    }
+    const input = (billId: string, status: number, dateTime: number, outcome: ApplyStatusInput['outcome'], checkedAt: number,
+      reason?: ApplyStatusInput['reason']): ApplyStatusInput => ({ billId, record: statusRecord(billId, status, dateTime), outcome, checkedAt, ...(reason ? { reason } : {}) });
+
+    it('stores each status, stale or not, then nothing once final, as decided', async (t) => {
+      const store = await make();
+      t.after(() => store.close());
+      await store.migrate();
+      await createdIn(store, 'D1');
+      const steps: [string, ApplyStatusInput, string][] = [
+        ['a first status', input('D1', 1, T0 + 10, 'pending', T0 + 11, 'poll'), 'store'],
+        ['the same again', input('D1', 1, T0 + 10, 'pending', T0 + 12, 'stream'), 'store'],
+        ['a newer dateTime', input('D1', 1, T0 + 15, 'pending', T0 + 16), 'store'],
+        ['an older pending status', input('D1', 3, T0 + 14, 'pending', T0 + 17, 'callback'), 'stale'],
+        ['a new statusName', { ...input('D1', 1, T0 + 15, 'pending', T0 + 18), record: { ...statusRecord('D1', 1, T0 + 15), statusName: 'Awaiting' } }, 'store'],
+        ['final, though older', input('D1', 2, T0 + 12, 'paid', T0 + 19, 'callback'), 'store'],
+        ['after final', input('D1', 4, T0 + 30, 'cancelled', T0 + 31, 'cancel'), 'final_already'],
+      ];
+      for (const [what, step, kind] of steps) assert.equal(await applyAsDecided(store, step), kind, what);
+      assert.equal((await store.getByBillId('D1'))?.statusVersion, 4);
+    });
+
+    it('marks a second payment of an order a duplicate, as decided', async (t) => {
+      const store = await make();
+      t.after(() => store.close());
+      await store.migrate();
+      for (const billId of ['O1', 'O2']) {
+        const bill = newBill({ orderId: `order-dup-${name}` });
+        assert.equal((await store.insertBill(bill)).inserted, true);
+        await store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, billId), T0);
+        assert.equal(await applyAsDecided(store, input(billId, 2, T0 + 5, 'paid', T0 + 6, 'callback'), billId === 'O2'), 'store');
+      }
+      assert.equal((await store.findPaidByOrderId(`order-dup-${name}`))?.billId, 'O1');
     });
   });
 }

@@ -1,8 +1,9 @@
-// Rows as SQLite returns them, and their mapping to the store contract's types.
+// Rows as SQLite returns them, and their mapping to the store contract's types. PostgreSQL's rows
+// are brought to the same shape first (postgres/rows.ts), so both stores map them here.
 
 import type { Outcome } from '../../contract/bill-view.js';
 import type {
-  BillEvent, BoundCustomer, CreateState, Notice, NoticeAttempt, NoticeChannel, NoticeQuery, NoticeState, RequeryReason, StoredBill,
+  BillEvent, BoundCustomer, CreateState, Notice, NoticeAttempt, NoticeChannel, NoticeState, RequeryReason, StoredBill,
 } from './types.js';
 
 export interface BillRow {
@@ -152,25 +153,4 @@ export function toBillEvent(r: BillEventRow): BillEvent {
 
 export function toBoundCustomer(r: CustomerRow & { customer_id: string; bound_at: number }): BoundCustomer {
   return { customerKey: r.customer_key, customerId: r.customer_id, boundAt: r.bound_at };
-}
-
-/** A LIKE pattern that finds `text` anywhere, its own `%`, `_` and `\` taken literally (ESCAPE '\'). */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The notice id: the Standard Webhooks `webhook-id`, the same on every retry of one notice. */
-export function noticeId(billId: string, channel: NoticeChannel): string {
-  return channel === 'webhook' ? `msg_${billId}` : `msg_${billId}_${channel}`;
-}
-
-/** The WHERE clause of a notice query (empty when it filters nothing) and its arguments; `placeholder(n)` is the n-th one (1-based). */
-export function noticeFilter(query: NoticeQuery, placeholder: (n: number) => string): { where: string; args: (string | number)[] } {
-  const conditions: [string, string | number | undefined][] = [
-    ['state =', query.state], ['channel =', query.channel], ['bill_id =', query.billId],
-    ['created_at >=', query.from], ['created_at <', query.to],
-  ];
-  const given = conditions.filter((c): c is [string, string | number] => c[1] !== undefined);
-  const where = given.map((c, i) => `${c[0]} ${placeholder(i + 1)}`).join(' AND ');
-  return { where: where ? `WHERE ${where}` : '', args: given.map((c) => c[1]) };
 }

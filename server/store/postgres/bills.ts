@@ -1,0 +1,167 @@
+// The PostgreSQL store's bills: our create flow, the statuses the service gave (one call of
+// bc_apply_status each, then announced to the other instances), and the reads of the bills and
+// their history. Uniqueness is held by constraints, a multi-step change locks the bill's row.
+
+import type { QueryResultRow } from 'pg';
+import type { CreatedBill } from '../../upstream/types.js';
+import { BillNotFoundError, StoreConflictError } from '../errors.js';
+import { noticeId } from '../notice-values.js';
+import { containsPattern } from '../sql.js';
+import type { ApplyStatusResult, BillStore, StoredBill } from '../types.js';
+import { named } from './context.js';
+import type { PgContext, Queryable } from './context.js';
+import type { StatusChange } from './events.js';
+import { num, toBill, toEvent } from './rows.js';
+
+/** SQLSTATE of bc_apply_status when the bill is not there. */
+const NO_DATA_FOUND = 'P0002';
+const applyStatusCall = named('bc_apply_status', 'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9)');
+
+/** `announce`: tells the other instances of a status change once it is committed (events.ts). */
+export function pgBills({ pool, tx, onError }: PgContext, announce: (change: StatusChange) => Promise<void>): BillStore {
+  /** A bill by one of its unique columns, as JSONB through a named statement (see `named`). */
+  async function billWhere(db: Queryable, column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string, lock = false) {
+    const read = named(`bc_bill_by_${column}${lock ? '_for_update' : ''}`,
+      `SELECT to_jsonb(b) AS bill FROM bills b WHERE ${column} = $1${lock ? ' FOR UPDATE' : ''}`);
+    const { rows } = await db.query(read([value]));
+    return rows[0] ? toBill(rows[0].bill as QueryResultRow) : null;
+  }
+  /** The order's current bill: not failed, not final, not superseded (the unique index bills_order_current). */
+  async function currentOf(orderId: string): Promise<StoredBill | null> {
+    const { rows } = await pool.query(`SELECT * FROM bills WHERE order_id = $1 AND create_state <> 'failed' AND NOT is_final
+      AND superseded_at IS NULL`, [orderId]);
+    return rows[0] ? toBill(rows[0]) : null;
+  }
+  async function mustGet(db: Queryable, column: 'merchant_reference' | 'bill_id', value: string, lock = false) {
+    const bill = await billWhere(db, column, value, lock);
+    if (!bill) throw new BillNotFoundError(`No bill with ${column} "${value}"`);
+    return bill;
+  }
+
+  return {
+    async insertBill(bill) {
+      // Any unique key: the idempotency key, or the order's one current bill (bills_order_current).
+      const { rows } = await pool.query(
+        `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
+           token, hook_token, create_state, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'creating', $9, $9)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
+          bill.token, bill.hookToken, bill.createdAt],
+      );
+      if (rows[0]) return { inserted: true, bill: toBill(rows[0]) };
+      // ON CONFLICT waited for the holder's transaction to commit: these reads see it.
+      const keyHolder = bill.idempotencyKey === null ? null : await billWhere(pool, 'idempotency_key', bill.idempotencyKey);
+      if (keyHolder) return { inserted: false, bill: keyHolder, conflict: 'idempotency_key' };
+      const current = bill.orderId === null ? null : await currentOf(bill.orderId);
+      if (current) return { inserted: false, bill: current, conflict: 'order' };
+      throw new StoreConflictError('The bill conflicts with another, and no holder of its idempotency key or order was found; try again');
+    },
+    async completeCreate(ref, created: CreatedBill, at) {
+      return tx(async (c) => {
+        const bill = await mustGet(c, 'merchant_reference', ref, true);
+        if (bill.billId !== null && bill.billId !== created.billId) {
+          throw new StoreConflictError(`Bill ${ref} already has billId "${bill.billId}", not "${created.billId}"`);
+        }
+        if (bill.billId === created.billId && bill.createState === 'created') return bill;
+        const held = await c.query<{ merchant_reference: string }>('SELECT merchant_reference FROM bills WHERE bill_id = $1', [created.billId]);
+        if (held.rows[0]) {
+          throw new StoreConflictError(`billId "${created.billId}" already belongs to bill ${held.rows[0].merchant_reference}, not ${ref}`);
+        }
+        const { rows } = await c.query(
+          // The amount stays the text we asked for: the answer's equals it as a decimal (answer-check.ts).
+          `UPDATE bills SET bill_id = $1, bill_url = $2, currency = $3, require_gc_amount = $4,
+             expired_on = $5, expires_local_at = $6, create_state = 'created', updated_at = $7
+           WHERE merchant_reference = $8 RETURNING *`,
+          [created.billId, created.billUrl, created.currency, created.requireGCAmount,
+            created.expiredOn, created.expiresLocalAt, at, ref],
+        );
+        await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [ref, at]);
+        return toBill(rows[0]!);
+      });
+    },
+    async recordEarlyNews(ref, at) {
+      // Under the row's lock: a completeCreate committing meanwhile is either before (no update,
+      // the bill read has its billId) or after (it reads early_news_at).
+      const { rows } = await pool.query(
+        `UPDATE bills SET early_news_at = COALESCE(early_news_at, $2)
+         WHERE merchant_reference = $1 AND create_state = 'creating' RETURNING *`, [ref, at]);
+      return rows[0] ? toBill(rows[0]) : billWhere(pool, 'merchant_reference', ref);
+    },
+    async supersede(ref, at) {
+      await pool.query('UPDATE bills SET superseded_at = COALESCE(superseded_at, $2) WHERE merchant_reference = $1 AND NOT is_final', [ref, at]);
+    },
+    async failCreate(ref, at) {
+      await tx(async (c) => {
+        await mustGet(c, 'merchant_reference', ref, true);
+        const { rowCount } = await c.query(`UPDATE bills SET create_state = 'failed', updated_at = $1
+          WHERE merchant_reference = $2 AND create_state = 'creating'`, [at, ref]);
+        if (rowCount) await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'create_failed')`, [ref, at]);
+      });
+    },
+
+    getByReference: (ref) => billWhere(pool, 'merchant_reference', ref),
+    getByBillId: (billId) => billWhere(pool, 'bill_id', billId),
+    getByIdempotencyKey: (key) => billWhere(pool, 'idempotency_key', key),
+    findCurrentByOrderId: (orderId) => currentOf(orderId),
+    async findPaidByOrderId(orderId) {
+      const { rows } = await pool.query(`SELECT * FROM bills WHERE order_id = $1 AND outcome = 'paid' AND NOT duplicate_payment
+        ORDER BY updated_at, seq LIMIT 1`, [orderId]);
+      return rows[0] ? toBill(rows[0]) : null;
+    },
+
+    async applyStatus({ billId, record, outcome, checkedAt, reason = null }, channels, onCommitted) {
+      // One statement (bc_apply_status, migration 5), its own transaction: PostgreSQL's commit is
+      // its sync, visible and durable at once. Then the change is announced, not waited for.
+      const unique = [...new Set(channels)];
+      let rows: QueryResultRow[];
+      try {
+        ({ rows } = await pool.query(applyStatusCall([billId, record.status, record.statusName, outcome, record.dateTime,
+          checkedAt, reason, unique.map((channel) => noticeId(billId, channel)), unique])));
+      } catch (error) {
+        if ((error as { code?: string }).code === NO_DATA_FOUND) throw new BillNotFoundError(`No bill with bill_id "${billId}"`);
+        throw error;
+      }
+      const row = rows[0]!;
+      const result: ApplyStatusResult = { bill: toBill(row.bill as QueryResultRow), changed: row.changed === true, becameFinal: row.became_final === true };
+      if (result.changed) announce({ billId, version: result.bill.statusVersion }).catch(onError);
+      try {
+        onCommitted?.(result);
+      } catch {
+        // The caller's own failure: the status is stored all the same, and the promise says so.
+      }
+      return result;
+    },
+    async touchChecked(billId, checkedAt) {
+      await pool.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2', [checkedAt, billId]);
+    },
+
+    async listPending(checkedBefore, limit) {
+      const { rows } = await pool.query(`SELECT * FROM bills
+        WHERE create_state = 'created' AND NOT is_final AND (checked_at IS NULL OR checked_at < $1)
+        ORDER BY checked_at NULLS FIRST, created_at LIMIT $2`, [checkedBefore, limit]);
+      return rows.map(toBill);
+    },
+    async listCreating(createdBefore, limit) {
+      const { rows } = await pool.query(`SELECT * FROM bills WHERE create_state = 'creating' AND created_at < $1
+        ORDER BY created_at LIMIT $2`, [createdBefore, limit]);
+      return rows.map(toBill);
+    },
+
+    async billHistory(ref) {
+      const { rows } = await pool.query('SELECT * FROM bill_events WHERE merchant_reference = $1 ORDER BY id', [ref]);
+      return rows.map(toEvent);
+    },
+    async findBillsByOrder(orderId, match, limit) {
+      const { rows } = match === 'equal'
+        ? await pool.query('SELECT * FROM bills WHERE order_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2', [orderId, limit])
+        : await pool.query(`SELECT * FROM bills WHERE order_id ILIKE $1 ESCAPE '\\' ORDER BY created_at DESC, seq DESC LIMIT $2`,
+          [containsPattern(orderId), limit]);
+      return rows.map(toBill);
+    },
+    async countPending() {
+      const { rows } = await pool.query(`SELECT COUNT(*) AS n FROM bills WHERE create_state = 'created' AND NOT is_final`);
+      return num(rows[0]?.n);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// The PostgreSQL store's messages between instances (StoreEvents): LISTEN on a connection of its
+// own per listener, which connects again by itself; NOTIFY through the pool; and the store's own
+// announcements of the status changes it commits, several in one NOTIFY (coalesce.ts).
+
+import pg from 'pg';
+import type { ClientConfig, Pool } from 'pg';
+import { coalesce } from '../coalesce.js';
+import type { StoreEvents } from '../types.js';
+import { named } from './context.js';
+
+/** One entry of a status announcement (StoreEvents.statusAnnouncements). */
+export interface StatusChange {
+  billId: string;
+  version: number;
+}
+
+const LISTEN_RETRY_MS = 500;
+const notifyCall = named('bc_notify', 'SELECT pg_notify($1, $2)');
+
+export interface PgEvents {
+  events: StoreEvents;
+  /** Announces a committed status change on the status channel, with the others of the moment. */
+  announce(change: StatusChange): Promise<void>;
+  /** Stops every listener (the store is closing). */
+  stopListening(): Promise<void>;
+}
+
+/** `statusChannel`: where this store announces its status changes (StoreEvents.statusAnnouncements). */
+export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: string, onError: (error: unknown) => void): PgEvents {
+  const listeners = new Set<() => Promise<void>>();
+  const instance = crypto.randomUUID();
+
+  // Changes announced while a NOTIFY is in flight go together in the next (coalesce.ts); a payload
+  // of 50 stays far under NOTIFY's 8,000 bytes.
+  const announce = coalesce(async (changes: StatusChange[]) => {
+    await pool.query(notifyCall([statusChannel, JSON.stringify({ from: instance, changes })]));
+    return changes.map(() => undefined);
+  }, 50, setImmediate);
+
+  const events: StoreEvents = {
+    statusAnnouncements: { channel: statusChannel, from: instance },
+    async notify(channel, payload) {
+      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async listen(channel, onMessage, onResumed) {
+      let stopped = false;
+      let client: pg.Client | null = null;
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client(clientConfig);
+        c.on('notification', (n) => {
+          if (n.channel === channel && n.payload !== undefined) onMessage(n.payload);
+        });
+        c.on('error', (error) => {
+          onError(error);
+          void c.end().catch(() => undefined);
+          if (client === c) client = null;
+          if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
+        });
+        await c.connect();
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        client = c;
+      };
+      const reconnect = async () => {
+        if (stopped || client) return;
+        try {
+          await connect();
+        } catch (error) {
+          onError(error);
+          if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
+          return;
+        }
+        onResumed?.();
+      };
+      await connect();
+      const stop = async () => {
+        stopped = true;
+        listeners.delete(stop);
+        await client?.end().catch(() => undefined);
+        client = null;
+      };
+      listeners.add(stop);
+      return stop;
+    },
+  };
+
+  return {
+    events,
+    announce,
+    async stopListening() {
+      await Promise.all([...listeners].map((stop) => stop()));
+    },
+  };
+}
