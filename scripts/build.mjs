@@ -8,6 +8,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
+import { buildAdmin } from './build-admin.mjs';
 import { buildRelease, buildServer } from './build-release.mjs';
 import { buildNoDomEntry, buildServerCard } from './build-server-card.mjs';
 
@@ -406,6 +407,7 @@ export async function build() {
   await buildWidget();
   await Promise.all([buildTypes(), buildManifest(), buildServer().then(buildServerCard), buildRelease()]);
   await buildDemo();
+  await buildAdmin();
 }
 
 /** The Vite demo (demo/ → demo/dist), which `npm start` serves at `/`. */

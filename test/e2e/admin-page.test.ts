@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { AdminBillDetail, NoticeList } from '../../contract/admin.js';
-import { ADMIN_STRINGS } from '../../demo/admin-strings.js';
+import { ADMIN_STRINGS } from '../../admin/strings.js';
 import { ADMIN_TOKEN, startApp, type App } from './support/app.js';
 import { context, DESKTOP, launch, open, PHONE } from './support/browser.js';
 import { startMerchantWebhook, type MerchantWebhook } from './support/merchant-webhook.js';
