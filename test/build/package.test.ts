@@ -1,7 +1,8 @@
 // The package as a merchant gets it: `npm pack`, installed into an empty project with
 // `npm install --omit=dev` (and better-sqlite3 where Node has no SQLite of its own), used with
 // plain `node` (no tsx, no esbuild; pg not installed: SQLite only), and type-checked from a
-// TypeScript file and a React .tsx file. Also what the ecosystem's own checkers say of it.
+// TypeScript file and a React .tsx file; the admin page served from it. Also what the ecosystem's
+// own checkers say of it.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +18,7 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = join(ROOT, 'test/build/fixtures/consumer');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const ADMIN_TOKEN = 'package-test-admin-token-0123456789abcdef';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -67,7 +69,12 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   for (const module of ['id', 'ms', 'th', 'vi', 'zh-CN', 'native-bridge']) {
     assert.ok(paths.some((path) => new RegExp(`^dist/on-demand/${module}-[0-9a-f]{10}\\.js$`).test(path)), `the ${module} module is packed beside the element`);
   }
-  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p)), 'no sources or tests in the tarball');
+  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo|admin)\//.test(p)), 'no sources or tests in the tarball');
+  // The admin page, built: its page and hashed assets; nothing of the demo (its pages, its server part).
+  assert.ok(paths.includes('dist/admin/index.html'), 'the tarball has the admin page');
+  assert.ok(paths.some((p) => /^dist\/admin\/assets\/.+-[\w-]{8,}\.js$/.test(p)), 'and its script');
+  assert.ok(paths.some((p) => /^dist\/admin\/assets\/.+-[\w-]{8,}\.css$/.test(p)), 'and its styles');
+  assert.deepEqual(paths.filter((p) => /(^|\/)demo(\/|$)|northwind/i.test(p)), [], 'no demo file in the tarball');
 
   const app = join(dir, 'app');
   await mkdir(app);
@@ -88,7 +95,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   await cp(join(FIXTURES, 'serve.mjs'), join(app, 'serve.mjs'));
   const port = await freePort();
   const child = spawn(process.execPath, ['serve.mjs'], {
-    cwd: app, env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: `file:${join(app, 'data.sqlite')}` },
+    cwd: app, env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: `file:${join(app, 'data.sqlite')}`, ADMIN_TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -110,6 +117,22 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   const base = await ready;
   assert.equal((await fetch(`${base}/healthz`)).status, 200);
   assert.equal(await (await fetch(`${base}/shop`)).text(), 'the merchant shop');
+  // The admin page, from the installed package (ADMIN_TOKEN is set): the page, its CSP, its files.
+  const admin = await fetch(`${base}/admin`);
+  assert.equal(admin.status, 200);
+  assert.equal(admin.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(admin.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+  const adminFiles = [...(await admin.text()).matchAll(/(?:src|href)="(\/admin\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+  assert.equal(adminFiles.length, 2, 'its script and its styles');
+  for (const file of adminFiles) {
+    const res = await fetch(`${base}${file}`);
+    assert.equal(res.status, 200, file);
+    assert.match(res.headers.get('content-type') ?? '', file.endsWith('.css') ? /^text\/css/ : /^text\/javascript/, file);
+    await res.body?.cancel();
+  }
+  const answered = await fetch(`${base}/api/admin/customers`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(answered.status, 200);
+  await answered.body?.cancel();
   const created = await fetch(`${base}/api/bills`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'demo-mug-1' }),
   });
