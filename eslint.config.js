@@ -7,18 +7,18 @@ const FOLDER = (name) => `(^|/)${name}/`;
 const node = { regex: '^node:', message: 'Only the process entry (server/main.ts, server/process), the runtime adapters (server/platform) and the SQLite store use node:* modules.' };
 const layers = {
   'contract/**': [
-    { regex: FOLDER('(widget|server|sandbox|demo)'), message: 'contract/ is the wire contract both sides share: it imports nothing but itself.' },
+    { regex: FOLDER('(widget|server|sandbox|demo|admin)'), message: 'contract/ is the wire contract both sides share: it imports nothing but itself.' },
     node,
   ],
   'widget/**': [
-    { regex: FOLDER('(server|sandbox|demo)'), message: 'The element runs in the browser: it imports only contract/ and its own files.' },
+    { regex: FOLDER('(server|sandbox|demo|admin)'), message: 'The element runs in the browser: it imports only contract/ and its own files.' },
     node,
   ],
   'sandbox/**': [
-    { regex: FOLDER('(server|widget|demo)'), message: 'The sandbox is the service simulated: it imports only contract/.' },
+    { regex: FOLDER('(server|widget|demo|admin)'), message: 'The sandbox is the service simulated: it imports only contract/.' },
   ],
   'server/**': [
-    { regex: FOLDER('(widget|demo)'), message: 'The server imports the wire contract from contract/, never the element or the demo.' },
+    { regex: FOLDER('(widget|demo|admin)'), message: 'The server imports the wire contract from contract/, never the element, the admin page or the demo: it serves their built files.' },
     { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the process entry (server/main.ts, server/process) mounts the sandbox.' },
     node,
   ],
@@ -27,6 +27,14 @@ const layers = {
   ],
   'server/upstream/**': [
     { regex: `${FOLDER('(store|http|domain)')}|(^|/)config\\.js$`, message: 'The upstream client knows no storage, no HTTP routes and no configuration loader: it is given its options.' },
+  ],
+  'admin/**': [
+    { regex: FOLDER('(server|widget|sandbox|demo)'), message: "The admin page runs in the browser over the BFF's admin API: it imports only contract/ and its own files." },
+    node,
+  ],
+  // Before demo/server/**, which adds its own to these.
+  'demo/**': [
+    { regex: FOLDER('(admin|sandbox)'), message: "The demo is a merchant's pages: it uses the element (widget/) and contract/, never the product's admin page or the sandbox." },
   ],
   'demo/server/**': [
     { regex: `${FOLDER('server')}(?!index\\.js$)|${FOLDER('(widget|sandbox)')}`, message: "The demo's server part is a merchant's own code: it uses bill-checkout/server's public entry (server/index.ts), nothing inside it." },
@@ -60,9 +68,11 @@ const exemptions = [
   { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')) }] } },
   { files: nodeStore, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/store/x.ts')) }] } },
   { files: ['sandbox/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('sandbox/x.ts') }] } },
+  // The admin page's build configuration runs in Node.
+  { files: ['admin/vite.config.ts'], rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('admin/x.ts')) }] } },
   // The server's rendering draws the element's own card: its templates and CSS, its QR encoder
   // (bundled for dist/server at build time), its URL check and its texts. Nothing else of the element.
-  { files: ['server/http/render/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('server/http/x.ts').map((p) => (p.regex === FOLDER('(widget|demo)') ? { ...p, regex: `${FOLDER('demo')}|${FOLDER('widget')}(?!(card/card|card/styles|qr-code|safe-url|strings)\\.js$)` } : p)) }] } },
+  { files: ['server/http/render/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('server/http/x.ts').map((p) => (p.regex === FOLDER('(widget|demo|admin)') ? { ...p, regex: `${FOLDER('(demo|admin)')}|${FOLDER('widget')}(?!(card/card|card/styles|qr-code|safe-url|strings)\\.js$)` } : p)) }] } },
 ];
 
 export default tseslint.config(

@@ -7,7 +7,7 @@ import { renderScriptTagPage } from './demo/server/script-tag-page.js';
 
 const root = fileURLToPath(new URL('./demo', import.meta.url));
 const bff = process.env.BFF_URL ?? 'http://localhost:8787';
-const pages = ['index', 'variants', 'plain', 'admin', 'react'];
+const pages = ['index', 'variants', 'plain', 'react'];
 
 /**
  * The script-tag page carries its order in the HTML (`__ORDER_ID__`, `__ORDER_TICKET__`), filled

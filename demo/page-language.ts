@@ -42,16 +42,14 @@ export function setText(el: Element, text: string): void {
  * picker (`#language`, which reloads the page with ?locale=) and the demo's links, which carry a
  * chosen language on. Then shows <main>, hidden until now (`data-rendering`) so that nothing in it
  * moves once painted: the caller renders the rest of it in the same task, before the next paint.
- * `own` gives a page's own texts in each language (the admin page's), looked up before the demo's.
  */
-export function setUpPage(title: TextKey, own?: Record<Language, object>): PageLanguage {
+export function setUpPage(title: TextKey): PageLanguage {
   const chosen = chosenLanguage();
   const lang = chosen ?? bestLanguage(navigator.languages?.length ? navigator.languages : [navigator.language]);
   const t = DEMO_STRINGS[lang];
-  const texts = own?.[lang] as Record<string, unknown> | undefined;
   const text = (key: string | undefined): string | null => {
     if (key === undefined) return null;
-    const found = texts?.[key] ?? t[key as TextKey];
+    const found = t[key as TextKey];
     return typeof found === 'string' ? found : null;
   };
   document.documentElement.lang = lang;

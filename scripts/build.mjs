@@ -4,6 +4,7 @@
 //   custom-elements.json                                                 manifest.mjs
 //   dist/server/ (then the card's encoder and CSS in it)                 server.mjs, server-card.mjs
 //   dist/bill-checkout.<hash>.js, .sri.txt and .release.json             release.mjs
+//   dist/admin/ (the admin page the package ships)                       admin.mjs
 //   demo/dist/                                                           demo.mjs
 // The element's esbuild options are widget-config.mjs; each plugin and transform they use is a
 // module named by its job (qr-encoder, lit-hooks, css-templates, short-errors, on-demand, minify),
@@ -11,6 +12,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildAdmin } from './build/admin.mjs';
 import { buildDemo } from './build/demo.mjs';
 import { buildManifest } from './build/manifest.mjs';
 import { buildRelease } from './build/release.mjs';
@@ -24,6 +26,7 @@ export async function build() {
   await mkdir(join(root, 'dist'), { recursive: true });
   await buildWidget();
   await Promise.all([buildTypes(), buildManifest(), buildServer().then(() => buildServerCard()), buildRelease()]);
+  await buildAdmin();
   await buildDemo();
 }
 

@@ -1,8 +1,8 @@
-// `npm start` serves the built element, server and demo: build them first when one is missing.
+// `npm start` serves the built element, server, admin page and demo: build them first when one is missing.
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const needed = ['dist/bill-checkout.js', 'dist/server/server/main.js', 'demo/dist/index.html'];
+const needed = ['dist/bill-checkout.js', 'dist/server/server/main.js', 'dist/admin/index.html', 'demo/dist/index.html'];
 const missing = needed.filter((file) => !existsSync(file));
 if (missing.length > 0) {
   console.log(`prestart: ${missing.join(', ')} missing; running npm run build`);

@@ -110,7 +110,7 @@ const flows = {
       if (bill.outcome === 'pending') await app.control(bill.billId, action);
       await merchant.notice((n) => n.body.data.billId === bill.billId);
     }
-    await page.goto(`${app.url}/admin.html`);
+    await page.goto(`${app.url}/admin`);
     await page.fill('#token', ADMIN_TOKEN);
     await page.click('#token-form button[type=submit]');
     await page.locator('#bills tbody tr[data-bill-id]').first().waitFor();

@@ -1,6 +1,7 @@
 // The files the BFF serves besides its API: the drop-in element (at /bill-checkout.js and at a
-// versioned, immutable URL that a page can pin with its SRI hash), and the caller's built pages
-// when it has some (the demo's). Each file is read and compressed (brotli, gzip) once at start; an
+// versioned, immutable URL that a page can pin with its SRI hash), the merchant's admin page (at
+// /admin, from dist/admin, when ADMIN_TOKEN is set), and the caller's built pages when it has some
+// (the demo's). Each file is read and compressed (brotli, gzip) once at start; an
 // answer is the encoding the browser asks for, with an ETag and a cache lifetime that fits the
 // file: a year for names that carry their content's hash, revalidation for the rest.
 import { createHash } from 'node:crypto';
@@ -150,15 +151,48 @@ function walk(dir: string, out: string[] = []): string[] {
 }
 
 export interface StaticFilesOptions {
-  /** The package folder: `dist/bill-checkout.js` is looked for under it. */
+  /** The package folder: `dist/bill-checkout.js` and `dist/admin/` are looked for under it. */
   root: string;
-  config: Pick<Config, 'allowedOrigins'>;
+  config: Pick<Config, 'allowedOrigins' | 'adminToken'>;
   /** The caller's pages, or null: `/` then says what runs here. */
   pages: Pages | null;
 }
 
 /**
- * Adds the drop-in's routes and answers, from the app's not-found handler, the pages' files: a
+ * The admin page (built from admin/ into dist/admin): `/admin` (and `/admin/`) answers its
+ * index.html, revalidated; `/admin/assets/…` its hashed files, cached for a year. Every answer
+ * carries the pages' security headers (CSP `default-src 'self'`). The page holds no secret: the
+ * merchant types ADMIN_TOKEN into it, and it calls /api/admin/* with it.
+ */
+function adminPage(app: Hono, folder: string): void {
+  const index = join(folder, 'index.html');
+  if (!existsSync(index)) {
+    app.get('/admin', (c) => {
+      stampPageSecurity(c);
+      return c.json(errorBody('not_found', 'The admin page is not built yet: npm run build.'), 404);
+    });
+    return;
+  }
+  const page = entry(index, readFileSync(index), 'no-cache');
+  const servePage = (c: Context) => {
+    stampPageSecurity(c);
+    return answer(c, page);
+  };
+  app.get('/admin', servePage);
+  app.get('/admin/', servePage);
+  for (const path of walk(folder)) {
+    if (path === index) continue;
+    const url = `/${relative(folder, path).split(sep).join('/')}`;
+    const file = entry(path, readFileSync(path), HASHED_ASSET.test(url) ? IMMUTABLE : 'no-cache');
+    app.get(`/admin${url}`, (c) => {
+      stampPageSecurity(c);
+      return answer(c, file);
+    });
+  }
+}
+
+/**
+ * Adds the drop-in's routes, the admin page's where the admin API is on, and answers, from the app's not-found handler, the pages' files: a
  * middleware on '*' would match every API path too, and take the status poll off its fast path.
  */
 export async function staticFiles(app: Hono, { root, config, pages }: StaticFilesOptions): Promise<void> {
@@ -196,6 +230,9 @@ export async function staticFiles(app: Hono, { root, config, pages }: StaticFile
   } else {
     app.get('/bill-checkout.js', (c) => c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
   }
+
+  // Only where the admin API is on: without ADMIN_TOKEN, /admin is the JSON 404 of any unknown path.
+  if (config.adminToken !== null) adminPage(app, join(root, 'dist', 'admin'));
 
   const files = new Map<string, Entry>();
   if (pages && existsSync(pages.folder)) {

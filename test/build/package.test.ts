@@ -1,7 +1,8 @@
 // The package as a merchant gets it: `npm pack`, installed into an empty project with
 // `npm install --omit=dev` (and better-sqlite3 where Node has no SQLite of its own), used with
 // plain `node` (no tsx, no esbuild; pg not installed: SQLite only), and type-checked from a
-// TypeScript file and a React .tsx file. Also what the ecosystem's own checkers say of it.
+// TypeScript file and a React .tsx file; the admin page served from it. Also what the ecosystem's
+// own checkers say of it.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -18,6 +19,7 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = join(ROOT, 'test/build/fixtures/consumer');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const ADMIN_TOKEN = 'package-test-admin-token-0123456789abcdef';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -74,7 +76,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   for (const module of ['id', 'ms', 'th', 'vi', 'zh-CN', 'native-bridge']) {
     assert.ok(paths.some((path) => new RegExp(`^dist/on-demand/${module}-[0-9a-f]{10}\\.js$`).test(path)), `the ${module} module is packed beside the element`);
   }
-  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo)\//.test(p) && !p.endsWith('.md')), 'no sources or tests in the tarball');
+  assert.ok(!paths.some((p) => /^(test|bench|server|widget|sandbox|demo|admin)\//.test(p) && !p.endsWith('.md')), 'no sources or tests in the tarball');
   assert.deepEqual(paths.filter((p) => /(^|\/)demo(\/|[-.])/.test(p)), [], 'no demo file in the tarball');
   // Every relative link of the packed Markdown files (the README first) leads to a packed file.
   for (const doc of paths.filter((p) => p.endsWith('.md'))) {
@@ -85,6 +87,11 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
       assert.ok(paths.some((p) => p === resolved || p.startsWith(`${resolved}/`)), `${doc} links to ${target}, which the tarball has`);
     }
   }
+  // The admin page, built: its page and hashed assets; nothing of the demo (its pages, its server part).
+  assert.ok(paths.includes('dist/admin/index.html'), 'the tarball has the admin page');
+  assert.ok(paths.some((p) => /^dist\/admin\/assets\/.+-[\w-]{8,}\.js$/.test(p)), 'and its script');
+  assert.ok(paths.some((p) => /^dist\/admin\/assets\/.+-[\w-]{8,}\.css$/.test(p)), 'and its styles');
+  assert.deepEqual(paths.filter((p) => /northwind/i.test(p)), [], 'nothing of the demo shop');
 
   const app = join(dir, 'app');
   await mkdir(app);
@@ -105,7 +112,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   await cp(join(FIXTURES, 'serve.mjs'), join(app, 'serve.mjs'));
   const port = await freePort();
   const child = spawn(process.execPath, ['serve.mjs'], {
-    cwd: app, env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: `file:${join(app, 'data.sqlite')}` },
+    cwd: app, env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: `file:${join(app, 'data.sqlite')}`, ADMIN_TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => void child.kill('SIGKILL'));
@@ -137,6 +144,22 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   const unknown = await fetch(`${base}/api/bills`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'mug-2' }) });
   assert.equal(unknown.status, 404);
   assert.equal(((await unknown.json()) as { error: { code: string } }).error.code, 'order_not_found');
+  // The admin page, from the installed package (ADMIN_TOKEN is set): the page, its CSP, its files.
+  const admin = await fetch(`${base}/admin`);
+  assert.equal(admin.status, 200);
+  assert.equal(admin.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(admin.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+  const adminFiles = [...(await admin.text()).matchAll(/(?:src|href)="(\/admin\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+  assert.equal(adminFiles.length, 2, 'its script and its styles');
+  for (const file of adminFiles) {
+    const res = await fetch(`${base}${file}`);
+    assert.equal(res.status, 200, file);
+    assert.match(res.headers.get('content-type') ?? '', file.endsWith('.css') ? /^text\/css/ : /^text\/javascript/, file);
+    await res.body?.cancel();
+  }
+  const answered = await fetch(`${base}/api/admin/customers`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+  assert.equal(answered.status, 200);
+  await answered.body?.cancel();
   const created = await fetch(`${base}/api/bills`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ orderId: 'mug-1' }),
   });

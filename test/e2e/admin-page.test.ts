@@ -1,12 +1,13 @@
-// The merchant's admin page over the BFF's admin routes: token, order search, filter, paging, sort,
-// stored outcome and how it was learned, the bill's history and its notices' delivery logs, replays,
-// the webhook endpoint, cancel, bound customers; at 1280 px and on a phone.
+// The merchant's admin page (admin/, built into dist/admin and served by the BFF at /admin with
+// ADMIN_TOKEN set) over the BFF's admin routes: token, order search, filter, paging, sort, stored
+// outcome and how it was learned, the bill's history and its notices' delivery logs, replays, the
+// webhook endpoint, cancel, bound customers; at 1280 px and on a phone.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { AdminBillDetail, NoticeList } from '../../contract/admin.js';
-import { ADMIN_STRINGS } from '../../demo/admin-strings.js';
+import { ADMIN_STRINGS } from '../../admin/strings.js';
 import { ADMIN_TOKEN, startApp, type App } from './support/app.js';
 import { context, DESKTOP, launch, open, PHONE } from './support/browser.js';
 import { startMerchantWebhook, type MerchantWebhook } from './support/merchant-webhook.js';
@@ -98,10 +99,43 @@ async function axeViolations(page: Page, scope?: string): Promise<string[]> {
   }, scope);
 }
 
+test('admin page: served at /admin from the build, with the pages\' CSP; its scripts and styles load under it', async () => {
+  const page = await fetch(`${app.url}/admin`);
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(page.headers.get('content-security-policy') ?? '', /^default-src 'self';/);
+  assert.equal(page.headers.get('x-frame-options'), 'SAMEORIGIN');
+  const html = await page.text();
+  assert.doesNotMatch(html, /Northwind|data:/, 'no demo brand, no data: URL');
+  const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(assets.some((a) => /^\/admin\/assets\/.+\.js$/.test(a)) && assets.some((a) => /^\/admin\/assets\/.+\.css$/.test(a)), assets.join(' '));
+  for (const asset of assets) {
+    const res = await fetch(`${app.url}${asset}`);
+    assert.equal(res.status, 200, asset);
+    assert.match(res.headers.get('content-type') ?? '', asset.endsWith('.css') ? /^text\/css/ : /^text\/javascript/, asset);
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable', asset);
+    await res.body?.cancel();
+  }
+  assert.equal((await fetch(`${app.url}/admin.html`)).status, 404, 'the demo\'s old address is gone');
+
+  // In a browser: nothing refused by the CSP, no error, the page drawn.
+  const ctx = await context(browser, DESKTOP);
+  try {
+    const { page: shown, problems } = await open(ctx, `${app.url}/admin`);
+    await shown.locator('main:not([data-rendering])').waitFor();
+    assert.equal(await shown.locator('h1').innerText(), 'Bills');
+    assert.equal(await shown.title(), 'bill-checkout: Admin');
+    assert.equal(await shown.locator('#token-state').innerText(), 'No token yet: bills are not shown.');
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('admin page: token, filter, paging, sort, stored outcome, merchant notified, cancel', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     assert.equal(await rows(page).count(), 0, 'nothing shown without a token');
 
     await useToken(page, 'not-the-token');
@@ -110,7 +144,7 @@ test('admin page: token, filter, paging, sort, stored outcome, merchant notified
     await useToken(page);
     await page.locator('#page-info', { hasText: '7 bills' }).waitFor();
     assert.equal(await rows(page).count(), 7);
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('northwind:admin-token')), ADMIN_TOKEN);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('bill-checkout:admin-token')), ADMIN_TOKEN);
     assert.equal(await page.locator('#token').inputValue(), '', 'the token is not left in the field');
     assert.equal(await page.locator('#token-state').innerText(), 'A token is set for this tab.');
 
@@ -192,7 +226,7 @@ test('admin page: token, filter, paging, sort, stored outcome, merchant notified
 test('admin page: each row names its order, and a duplicate payment is flagged for a refund', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     await useToken(page);
     await page.locator('#page-info', { hasText: '7 bills' }).waitFor();
 
@@ -227,7 +261,7 @@ test('admin page: each row names its order, and a duplicate payment is flagged f
 test('admin page: "I paid for order …": found by its order id, its history, its notice replayed', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     await useToken(page);
     await page.locator('#page-info', { hasText: '7 bills' }).waitFor();
     const paid = bills[0]!;
@@ -308,16 +342,16 @@ test('admin page: a refused token is forgotten, and the page says so', async () 
     await ctx.addInitScript(() => {
       if (!sessionStorage.getItem('seeded')) {
         sessionStorage.setItem('seeded', '1');
-        sessionStorage.setItem('northwind:admin-token', 'an-old-token');
+        sessionStorage.setItem('bill-checkout:admin-token', 'an-old-token');
       }
     });
     const refusals: number[] = [];
     ctx.on('response', (r) => { if (r.url().includes('/api/admin/') && r.status() === 401) refusals.push(r.status()); });
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     await page.locator('#list-error', { hasText: 'The admin token was refused.' }).waitFor();
     await page.locator('#token-state', { hasText: a.tokenForgotten }).waitFor();
     assert.notEqual(await page.locator('#token-state').innerText(), 'A token is set for this tab.');
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('northwind:admin-token')), null);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('bill-checkout:admin-token')), null);
     assert.ok(refusals.length >= 1);
     assert.equal(await rows(page).count(), 0);
 
@@ -341,7 +375,7 @@ test('admin page: fits 1280 px without scrolling sideways, and a phone with ever
   for (const [size, options] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     const ctx = await context(browser, options);
     try {
-      const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+      const { page, problems } = await open(ctx, `${app.url}/admin`);
       await useToken(page);
       await page.locator('#page-info', { hasText: /\d+ bills/ }).waitFor();
       const width = options.viewport.width;
@@ -392,7 +426,7 @@ test('admin page: fits 1280 px without scrolling sideways, and a phone with ever
 test('admin page: webhook deliveries: the endpoint, a 410 disables it, re-enable, failed notices, replay all', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     await useToken(page);
     const endpoint = page.locator('#webhook-endpoint');
     await endpoint.getByText(merchant.url).waitFor();
@@ -460,7 +494,7 @@ test('admin page: webhook deliveries: the endpoint, a 410 disables it, re-enable
 test('admin page: bind a customer by its key, once; the list of bound customers', async () => {
   const ctx = await context(browser, DESKTOP);
   try {
-    const { page, problems } = await open(ctx, `${app.url}/admin.html`);
+    const { page, problems } = await open(ctx, `${app.url}/admin`);
     await useToken(page);
     await page.locator('#customers tbody', { hasText: a.noCustomers }).waitFor();
     await page.fill('#bind-form [name=customerKey]', 'cust-ada-1');

@@ -69,7 +69,10 @@ test('shop: ?locale=id in Indonesian, the picker reloads in Vietnamese keeping t
 
     // The tab keeps the choice (the way back from the payment page has no ?locale=), and the links carry it.
     assert.match(await page.getByRole('link', { name: 'Biến thể' }).getAttribute('href') ?? '', /\?locale=vi$/);
-    await page.goto(`${app.url}/admin.html`);
+    // The product's admin page, at /admin: the demo's link carries the language there.
+    const admin = page.getByRole('link', { name: 'Quản trị' });
+    assert.equal(await admin.getAttribute('href'), '/admin?locale=vi');
+    await Promise.all([page.waitForURL(`${app.url}/admin?locale=vi`), admin.click()]);
     assert.equal(await page.locator('html').getAttribute('lang'), 'vi');
     assert.equal(await page.locator('h1').innerText(), 'Hóa đơn');
     assert.deepEqual(problems, []);
@@ -127,7 +130,7 @@ test('variants, React and admin pages follow ?locale=', async () => {
     assert.equal(await react.page.locator('#react-events').innerText(), 'อีเวนต์ที่ React ได้รับ');
     assert.match(await react.page.locator('#root .order-id').innerText(), /^คำสั่งซื้อ demo-mug-/);
 
-    const admin = await open(ctx, `${app.url}/admin.html?locale=zh-CN`);
+    const admin = await open(ctx, `${app.url}/admin?locale=zh-CN`);
     assert.equal(await admin.page.locator('html').getAttribute('lang'), 'zh-CN');
     assert.equal(await admin.page.locator('h1').innerText(), '账单');
     assert.equal(await admin.page.locator('#token-state').innerText(), '尚未设置令牌：不显示账单。');

@@ -118,7 +118,7 @@ test('in production the BFF serves no demo: its / says what runs, no demo page o
     assert.match(html, /A checkout's backend runs here/, path);
     assert.doesNotMatch(html, /Northwind|1042|npm run build/, path);
   }
-  for (const path of ['/index.html', '/plain.html', '/admin.html', '/react.html', '/variants.html', '/demo/orders']) {
+  for (const path of ['/index.html', '/plain.html', '/admin.html', '/admin', '/react.html', '/variants.html', '/demo/orders']) {
     assert.equal((await fetch(`${base}${path}`)).status, 404, path);
   }
   assert.equal((await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{}' })).status, 404);

@@ -4,9 +4,9 @@ import type {
   AdminBillDetail, AdminBillList, BoundCustomerView, CustomerList, NoticeList, NoticeReplayed, NoticesReplayed,
   NoticeState, WebhookEndpointView,
 } from '../contract/admin.js';
-import type { DemoStrings } from './server/demo-strings.js';
+import type { AdminStrings } from './strings.js';
 
-const TOKEN_KEY = 'northwind:admin-token';
+const TOKEN_KEY = 'bill-checkout:admin-token';
 
 export class AdminError extends Error {
   constructor(message: string, readonly status: number | null = null, readonly code: string | null = null) {
@@ -50,11 +50,11 @@ export type AdminApi = ReturnType<typeof adminApi>;
  * The calls of the admin page. `onRefused` runs after a refused token was forgotten, once per
  * refused answer; the call then throws an AdminError whose `refused` is true.
  */
-export function adminApi(t: DemoStrings, onRefused: () => void) {
+export function adminApi(a: AdminStrings, onRefused: () => void) {
   /** `collection`: a 404 means the admin routes are off (no such collection otherwise). */
   async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, collection = false): Promise<T> {
     const bearer = token();
-    if (!bearer) throw new AdminError(t.needToken);
+    if (!bearer) throw new AdminError(a.needToken);
     let res: Response;
     try {
       res = await fetch(`/api/admin/${path}`, {
@@ -66,7 +66,7 @@ export function adminApi(t: DemoStrings, onRefused: () => void) {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch {
-      throw new AdminError(t.bffUnreachable);
+      throw new AdminError(a.bffUnreachable);
     }
     const answer: unknown = await res.json().catch(() => null);
     if (res.ok) return answer as T;
@@ -76,10 +76,10 @@ export function adminApi(t: DemoStrings, onRefused: () => void) {
       // Only the token this call sent: another may have been typed meanwhile.
       if (token() === bearer) forgetToken();
       onRefused();
-      throw new AdminError(t.tokenRefused, res.status, code);
+      throw new AdminError(a.tokenRefused, res.status, code);
     }
-    if (res.status === 404 && collection) throw new AdminError(t.routesOff, 404, code);
-    const message = typeof error?.message === 'string' ? error.message : t.httpStatus(res.status);
+    if (res.status === 404 && collection) throw new AdminError(a.routesOff, 404, code);
+    const message = typeof error?.message === 'string' ? error.message : a.httpStatus(res.status);
     throw new AdminError(message, res.status, code);
   }
 

@@ -1,15 +1,13 @@
 // The bill's history in a modal dialog: what the BFF stored (GET /api/admin/bills/:billId), each
 // status change with the reason that brought it, and each notice with its delivery log and a replay.
 import type { AdminBillDetail, NoticeAttemptView, NoticeView } from '../contract/admin.js';
-import type { DemoStrings } from './server/demo-strings.js';
-import { AdminError, type AdminApi } from './admin-api.js';
-import { el, errorText, facts, table } from './admin-dom.js';
-import type { Formats } from './admin-format.js';
-import type { AdminStrings } from './admin-strings.js';
+import { AdminError, type AdminApi } from './api.js';
+import { el, errorText, facts, table } from './dom.js';
+import type { Formats } from './format.js';
+import type { AdminStrings } from './strings.js';
 
 export interface HistoryDeps {
   api: AdminApi;
-  t: DemoStrings;
   a: AdminStrings;
   f: Formats;
   /** Something the list shows changed (a replay): the page refreshes what it shows. */
@@ -24,7 +22,7 @@ export interface HistoryDialog {
 }
 
 export function historyDialog(d: HistoryDeps): HistoryDialog {
-  const { a, t, f } = d;
+  const { a, f } = d;
   const dialog = document.getElementById('history-dialog') as HTMLDialogElement;
   const title = document.getElementById('history-title')!;
   const body = document.getElementById('history-body')!;
@@ -45,19 +43,19 @@ export function historyDialog(d: HistoryDeps): HistoryDialog {
   });
 
   function outcome(detail: AdminBillDetail): HTMLElement {
-    const box = el('span', {}, el('span', { className: `pill ${detail.local.outcome}` }, t.outcomes[detail.local.outcome]));
-    if (detail.local.duplicatePayment) box.append(' ', el('span', { className: 'pill duplicate' }, t.duplicate));
+    const box = el('span', {}, el('span', { className: `pill ${detail.local.outcome}` }, a.outcomes[detail.local.outcome]));
+    if (detail.local.duplicatePayment) box.append(' ', el('span', { className: 'pill duplicate' }, a.duplicate));
     return box;
   }
 
   function summary(detail: AdminBillDetail): HTMLDListElement {
     const { bill, local } = detail;
     return facts([
-      [t.colOrder, local.orderId ? el('span', { className: 'mono' }, local.orderId) : null],
-      [t.colReference, el('span', { className: 'mono' }, bill.merchantReference)],
-      [t.colAmount, f.amount(bill.billAmount, bill.currency)],
-      [t.colServiceStatus, f.status(bill.statusName, bill.status)],
-      [t.colStoredOutcome, outcome(detail)],
+      [a.colOrder, local.orderId ? el('span', { className: 'mono' }, local.orderId) : null],
+      [a.colReference, el('span', { className: 'mono' }, bill.merchantReference)],
+      [a.colAmount, f.amount(bill.billAmount, bill.currency)],
+      [a.colServiceStatus, f.status(bill.statusName, bill.status)],
+      [a.colStoredOutcome, outcome(detail)],
       [a.factLearned, f.learned(local)],
       [a.factExpires, f.dateTime(bill.expiredOn)],
       [a.factChecked, f.dateTime(bill.checkedAt)],
@@ -70,11 +68,11 @@ export function historyDialog(d: HistoryDeps): HistoryDialog {
     const rows = detail.history.map((e) => [
       f.when(e.at),
       a.steps[e.kind],
-      e.outcome ? el('span', {}, f.status(e.statusName, e.status), ' ', el('span', { className: `pill ${e.outcome}` }, t.outcomes[e.outcome])) : f.status(e.statusName, e.status),
+      e.outcome ? el('span', {}, f.status(e.statusName, e.status), ' ', el('span', { className: `pill ${e.outcome}` }, a.outcomes[e.outcome])) : f.status(e.statusName, e.status),
       e.reason ? a.reasons[e.reason] : '',
     ]);
     return el('div', { className: 'table-wrap' },
-      table(a.historyTitle, [t.colTime, a.colStep, a.colStatus, a.colReason], rows, 'cards history'));
+      table(a.historyTitle, [a.colTime, a.colStep, a.colStatus, a.colReason], rows, 'cards history'));
   }
 
   function attemptCell(attempt: NoticeAttemptView): Node {
@@ -95,7 +93,7 @@ export function historyDialog(d: HistoryDeps): HistoryDialog {
       n.error ?? '',
     ]);
     return el('div', { className: 'table-wrap' },
-      table(a.logCaption(notice.id), [a.colAttempt, t.colTime, a.colResult, a.colHttp, a.colDuration, a.colAnswer, a.colError], rows, 'cards log'));
+      table(a.logCaption(notice.id), [a.colAttempt, a.colTime, a.colResult, a.colHttp, a.colDuration, a.colAnswer, a.colError], rows, 'cards log'));
   }
 
   function noticeFacts(n: NoticeView): HTMLDListElement {

@@ -2,8 +2,8 @@
 import type { LocalBill, NoticeView } from '../contract/admin.js';
 import { formatAmount } from '../contract/decimal.js';
 import type { Language } from '../contract/languages.js';
-import type { AdminStrings } from './admin-strings.js';
-import { el } from './admin-dom.js';
+import type { AdminStrings } from './strings.js';
+import { el } from './dom.js';
 
 export type Formats = ReturnType<typeof formats>;
 

@@ -3,17 +3,15 @@
 // customers. The admin token is typed by the merchant and kept in this tab's sessionStorage only;
 // nothing secret is built in.
 import type { AdminBillList, LocalBill } from '../contract/admin.js';
-import { adminApi, forgetToken, keepToken, token, type BillQuery } from './admin-api.js';
-import { customersSection } from './admin-customers.js';
-import { el, errorText, fillTable } from './admin-dom.js';
-import { formats } from './admin-format.js';
-import { historyDialog } from './admin-history.js';
-import { ADMIN_STRINGS } from './admin-strings.js';
-import { webhookSection } from './admin-webhook.js';
+import { adminApi, forgetToken, keepToken, token, type BillQuery } from './api.js';
+import { customersSection } from './customers.js';
+import { el, errorText, fillTable } from './dom.js';
+import { formats } from './format.js';
+import { historyDialog } from './history.js';
 import { setUpPage } from './page-language.js';
+import { webhookSection } from './webhook.js';
 
-const { lang, t } = setUpPage('navAdmin', ADMIN_STRINGS);
-const a = ADMIN_STRINGS[lang];
+const { lang, a } = setUpPage();
 const f = formats(lang, a);
 
 type Row = AdminBillList['lists'][number];
@@ -46,13 +44,13 @@ let total = 0;
 function refused(): void {
   tokenState.textContent = a.tokenForgotten;
   tokenState.className = 'note alert';
-  listError.textContent = t.tokenRefused;
+  listError.textContent = a.tokenRefused;
   clearAll();
 }
 
-const api = adminApi(t, refused);
+const api = adminApi(a, refused);
 const history = historyDialog({
-  api, t, a, f,
+  api, a, f,
   changed: () => {
     void load();
     void webhook.load();
@@ -60,7 +58,7 @@ const history = historyDialog({
   fallbackFocus: (billId) => table.querySelector<HTMLElement>(`tr[data-bill-id="${CSS.escape(billId)}"] button.history`) ?? orderSearch,
 });
 const webhook = webhookSection({ api, a, f, openHistory: (billId, opener) => void history.open(billId, opener), changed: () => void load() });
-const customers = customersSection({ api, t, a, f });
+const customers = customersSection({ api, a, f });
 
 function option(value: string, selected: boolean): HTMLOptionElement {
   return new Option(value, value, selected, selected);
@@ -68,18 +66,18 @@ function option(value: string, selected: boolean): HTMLOptionElement {
 
 function showTokenState(): void {
   tokenState.className = 'note';
-  tokenState.textContent = token() ? t.tokenSet : t.tokenNone;
+  tokenState.textContent = token() ? a.tokenSet : a.tokenNone;
 }
 
 function addFilter(filter: Partial<Filter> = {}): void {
   const name = el('select', { name: 'filterName' }, ...FIELDS.map((x) => option(x, x === (filter.name ?? 'merchantReference'))));
   const match = el('select', { name: 'matchType' }, option('like', filter.matchType !== 'equal'), option('equal', filter.matchType === 'equal'));
-  const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: t.valuePlaceholder });
-  const remove = el('button', { type: 'button', textContent: t.remove });
+  const value = el('input', { name: 'filterValue', value: filter.value ?? '', placeholder: a.valuePlaceholder });
+  const remove = el('button', { type: 'button', textContent: a.remove });
   const row = el('div', { className: 'filter-row' },
-    el('label', { className: 'field' }, t.field, name),
-    el('label', { className: 'field' }, t.match, match),
-    el('label', { className: 'field' }, t.value, value),
+    el('label', { className: 'field' }, a.field, name),
+    el('label', { className: 'field' }, a.match, match),
+    el('label', { className: 'field' }, a.value, value),
     remove);
   remove.addEventListener('click', () => row.remove());
   filtersBox.append(row);
@@ -103,9 +101,9 @@ function filters(): Filter[] {
 }
 
 function outcomeCell(local: LocalBill | null): HTMLTableCellElement {
-  if (!local) return el('td', {}, el('span', { className: 'note' }, t.notFromShop));
-  const cell = el('td', {}, el('span', { className: `pill ${local.outcome}` }, t.outcomes[local.outcome]));
-  if (local.duplicatePayment) cell.append(' ', el('span', { className: 'pill duplicate' }, t.duplicate));
+  if (!local) return el('td', {}, el('span', { className: 'note' }, a.notFromShop));
+  const cell = el('td', {}, el('span', { className: `pill ${local.outcome}` }, a.outcomes[local.outcome]));
+  if (local.duplicatePayment) cell.append(' ', el('span', { className: 'pill duplicate' }, a.duplicate));
   const learned = f.learned(local);
   if (learned) cell.append(learned);
   return cell;
@@ -129,7 +127,7 @@ function rowView(r: Row): HTMLTableRowElement {
   open.addEventListener('click', () => void history.open(r.billId, open));
   actions.append(open);
   if (!r.isFinal) {
-    const cancel = el('button', { type: 'button', className: 'danger', textContent: t.cancel, 'aria-label': t.cancelBill(r.billId) });
+    const cancel = el('button', { type: 'button', className: 'danger', textContent: a.cancel, 'aria-label': a.cancelBill(r.billId) });
     cancel.addEventListener('click', () => void cancelBill(r.billId, cancel));
     actions.append(cancel);
   }
@@ -176,7 +174,7 @@ async function render(run: number): Promise<void> {
     });
     if (run !== loads) return;
     total = answer.total;
-    fillTable(table, answer.lists.map(rowView), t.noBills);
+    fillTable(table, answer.lists.map(rowView), a.noBills);
   } catch (error) {
     if (run !== loads) return;
     listError.textContent = errorText(error);
@@ -189,7 +187,7 @@ async function render(run: number): Promise<void> {
     }
   }
   const pages = Math.max(1, Math.ceil(total / size));
-  pageInfo.textContent = t.pageInfo(pageIndex, pages, total);
+  pageInfo.textContent = a.pageInfo(pageIndex, pages, total);
   prev.disabled = pageIndex <= 1;
   next.disabled = pageIndex >= pages;
 }

@@ -1,18 +1,17 @@
 // Bound customers: the merchant binds its own customer key once; binding the same key again
 // answers the same customer id without calling the service. The list shows every bound key.
-import type { DemoStrings } from './server/demo-strings.js';
-import type { AdminApi, CustomerInput } from './admin-api.js';
-import { el, errorText, fillTable } from './admin-dom.js';
-import type { Formats } from './admin-format.js';
-import type { AdminStrings } from './admin-strings.js';
+import type { AdminApi, CustomerInput } from './api.js';
+import { el, errorText, fillTable } from './dom.js';
+import type { Formats } from './format.js';
+import type { AdminStrings } from './strings.js';
 
 export interface CustomersSection {
   load(): Promise<void>;
   clear(): void;
 }
 
-export function customersSection(d: { api: AdminApi; t: DemoStrings; a: AdminStrings; f: Formats }): CustomersSection {
-  const { a, t, f } = d;
+export function customersSection(d: { api: AdminApi; a: AdminStrings; f: Formats }): CustomersSection {
+  const { a, f } = d;
   const form = document.getElementById('bind-form') as HTMLFormElement;
   const result = document.getElementById('bind-result')!;
   const list = document.getElementById('customers') as HTMLTableElement;
@@ -53,7 +52,7 @@ export function customersSection(d: { api: AdminApi; t: DemoStrings; a: AdminStr
     result.className = 'note';
     if (!customer.email && !customer.phone) {
       result.className = 'note alert';
-      result.textContent = t.giveContact;
+      result.textContent = a.giveContact;
       return;
     }
     const button = form.querySelector<HTMLButtonElement>('button[type=submit]')!;

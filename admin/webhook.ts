@@ -1,10 +1,10 @@
 // The webhook deliveries: the merchant's endpoint (re-enabled here after a 410 Gone disabled it),
 // the notices that failed, and a replay of one or of every failed notice in a time range.
 import type { NoticeView, WebhookEndpointView } from '../contract/admin.js';
-import { AdminError, token, type AdminApi } from './admin-api.js';
-import { el, errorText, facts, fillTable } from './admin-dom.js';
-import type { Formats } from './admin-format.js';
-import type { AdminStrings } from './admin-strings.js';
+import { AdminError, token, type AdminApi } from './api.js';
+import { el, errorText, facts, fillTable } from './dom.js';
+import type { Formats } from './format.js';
+import type { AdminStrings } from './strings.js';
 import { setText } from './page-language.js';
 
 export interface WebhookDeps {
