@@ -6,10 +6,13 @@
 // half each second that requests waited and none was refused (a slow start, as TCP's), until the
 // first refusal; a burst of the whole demand at once would mostly be refused.
 import type { BillOperation } from './errors.js';
+import { nextGrant } from './next-grant.js';
+import { priorityNow, type Priority } from './priority.js';
+import { burstOf, loweredRate, raisedRate, refilled, untilToken, WINDOW_MS } from './rate-rules.js';
+import { createSendWindow } from './send-window.js';
+import { bucketReadyAt, newBucket, type Bucket } from './token-bucket.js';
 
-/** Who is waiting on a request, most urgent first. */
-export type Priority = 'news' | 'customer' | 'watch' | 'background';
-export const PRIORITIES: readonly Priority[] = ['news', 'customer', 'watch', 'background'];
+export { PRIORITIES, moreUrgent, priorityNow, type Priority } from './priority.js';
 
 export interface BudgetOptions {
   /** Requests per second this process may send at most, all operations together; null: no fixed limit. */
@@ -83,15 +86,6 @@ export function isThrottle(status: number, retryAfterMs: number | null): boolean
   return status === 429 || (status === 503 && retryAfterMs !== null);
 }
 
-const RANK: Record<Priority, number> = { news: 0, customer: 1, watch: 2, background: 3 };
-
-/** A priority given as it is, or as a function read at each turn (it can rise): what it is now. */
-export const priorityNow = (priority: Priority | (() => Priority)): Priority =>
-  (typeof priority === 'function' ? priority() : priority);
-
-/** Whether `a` goes before `b`. */
-export const moreUrgent = (a: Priority, b: Priority): boolean => RANK[a] < RANK[b];
-
 interface Waiter {
   operation: BillOperation;
   priority: () => Priority;
@@ -103,16 +97,15 @@ interface Waiter {
   done: () => void;
 }
 
-const WINDOW_MS = 1000;
-
 /** The service's operation a call is: findByMerchantReference is its list. */
 const endpointOf = (operation: BillOperation): BillOperation => (operation === 'findByMerchantReference' ? 'list' : operation);
 
-/** A fixed rate of one operation: a token bucket with a tenth of a second's burst. */
-interface Bucket {
-  rps: number;
-  tokens: number;
-  at: number;
+function exhausted(operation: BillOperation, retryAfterMs: number): BudgetExhaustedError {
+  return new BudgetExhaustedError(
+    `Bill API ${operation}: the service asked for fewer requests (429 or 503 with Retry-After) and this one could not wait; try again in ${Math.ceil(retryAfterMs / 1000)} s.` +
+    ' If the service documents its limit, set BILL_API_MAX_RPS to it.',
+    retryAfterMs,
+  );
 }
 
 export function createBudget(options: BudgetOptions): Budget {
@@ -141,44 +134,26 @@ export function createBudget(options: BudgetOptions): Budget {
   const paused = new Map<BillOperation, number>();
   // In arrival order: the most urgent is looked for at each grant, as a waiter's priority can rise.
   const waiters: Waiter[] = [];
-  // Requests sent in the last window, in tenths of it: the rate a decrease starts from.
-  const slots = new Float64Array(10);
-  let slotEpoch = Math.floor(now() / (WINDOW_MS / 10));
+  // Requests sent in the last window: the rate a decrease starts from.
+  const sent = createSendWindow(now());
   const observers: BudgetObserver[] = [];
   const buckets = new Map<BillOperation, Bucket>();
   for (const [operation, rate] of Object.entries(options.maxRpsByOperation ?? {}) as [BillOperation, number][]) {
-    if (rate > 0) buckets.set(endpointOf(operation), { rps: rate, tokens: bucketBurst(rate), at: now() });
+    if (rate > 0) buckets.set(endpointOf(operation), newBucket(rate, now()));
   }
   let timer: unknown = null;
   let timerAt = Infinity;
 
   function burst(rate: number): number {
-    return Number.isFinite(rate) ? Math.max(1, rate * burstShare) : Infinity;
-  }
-
-  /** An operation's documented limit: a tenth of a second's burst. */
-  function bucketBurst(rate: number): number {
-    return Math.max(1, rate / 10);
-  }
-
-  function advance(at: number): void {
-    const epoch = Math.floor(at / (WINDOW_MS / 10));
-    if (epoch - slotEpoch >= slots.length) slots.fill(0);
-    else for (let e = slotEpoch + 1; e <= epoch; e++) slots[e % slots.length] = 0;
-    if (epoch > slotEpoch) slotEpoch = epoch;
-  }
-
-  function count(at: number): void {
-    advance(at);
-    slots[slotEpoch % slots.length]! += 1;
+    return burstOf(rate, burstShare);
   }
 
   function refill(at: number): void {
-    if (Number.isFinite(rps)) tokens = Math.min(burst(rps), tokens + ((at - refilledAt) / 1000) * rps);
+    if (Number.isFinite(rps)) tokens = refilled(tokens, at - refilledAt, rps, burst(rps));
     refilledAt = at;
     // Additive increase: a window passed without a refusal while the budget held requests back.
     if (Number.isFinite(rps) && rps < maxRps && at - increasedAt >= WINDOW_MS && at - decreasedAt >= WINDOW_MS) {
-      if (waitedSinceIncrease || waiters.length > 0) rps = Math.min(maxRps, slowStart ? rps * 1.5 : rps + Math.max(1, rps / 20));
+      if (waitedSinceIncrease || waiters.length > 0) rps = raisedRate(rps, maxRps, slowStart);
       // On the window's own cadence, not whenever a grant happened to look.
       increasedAt = Math.max(increasedAt + WINDOW_MS, at - WINDOW_MS);
       waitedSinceIncrease = false;
@@ -199,10 +174,7 @@ export function createBudget(options: BudgetOptions): Budget {
   /** When the operation's own limit lets it go: `at` when now (or it has none). */
   function operationReadyAt(operation: BillOperation, at: number): number {
     const bucket = buckets.get(endpointOf(operation));
-    if (!bucket) return at;
-    bucket.tokens = Math.min(bucketBurst(bucket.rps), bucket.tokens + ((at - bucket.at) / 1000) * bucket.rps);
-    bucket.at = at;
-    return bucket.tokens >= 1 ? at : at + Math.ceil(((1 - bucket.tokens) / bucket.rps) * 1000);
+    return bucket ? bucketReadyAt(bucket, at) : at;
   }
 
   /** Takes the tokens of a grant now. */
@@ -210,7 +182,7 @@ export function createBudget(options: BudgetOptions): Budget {
     tokens -= 1;
     const bucket = buckets.get(endpointOf(operation));
     if (bucket) bucket.tokens -= 1;
-    count(at);
+    sent.count(at);
   }
 
   function grant(waiter: Waiter, at: number): void {
@@ -226,29 +198,16 @@ export function createBudget(options: BudgetOptions): Budget {
     refill(at);
     let wakeAt = Infinity;
     while (waiters.length > 0) {
-      let best = -1;
-      let bestRank = Infinity;
-      for (let i = 0; i < waiters.length; i++) {
-        const waiter = waiters[i]!;
-        // A paused operation's waiters, and those of an operation at its own limit, step aside;
-        // others behind them go.
-        const until = Math.max(pausedUntil(waiter.operation, at), operationReadyAt(waiter.operation, at));
-        if (until > at) {
-          wakeAt = Math.min(wakeAt, until);
-          continue;
-        }
-        const rank = RANK[waiter.priority()];
-        if (rank < bestRank) {
-          best = i;
-          bestRank = rank;
-        }
-      }
-      if (best < 0) break;
+      // A paused operation's waiters, and those of an operation at its own limit, step aside;
+      // others behind them go.
+      const next = nextGrant(waiters, at, (waiter) => Math.max(pausedUntil(waiter.operation, at), operationReadyAt(waiter.operation, at)));
+      wakeAt = Math.min(wakeAt, next.wakeAt);
+      if (next.index < 0) break;
       if (tokens < 1) {
-        wakeAt = Math.min(wakeAt, at + Math.ceil(((1 - tokens) / rps) * 1000));
+        wakeAt = Math.min(wakeAt, at + untilToken(tokens, rps));
         break;
       }
-      grant(waiters.splice(best, 1)[0]!, at);
+      grant(waiters.splice(next.index, 1)[0]!, at);
     }
     for (let i = waiters.length - 1; i >= 0; i--) {
       const waiter = waiters[i]!;
@@ -272,14 +231,6 @@ export function createBudget(options: BudgetOptions): Budget {
       timerAt = Infinity;
       dispatch();
     }, Math.max(0, at - now()));
-  }
-
-  function exhausted(operation: BillOperation, retryAfterMs: number): BudgetExhaustedError {
-    return new BudgetExhaustedError(
-      `Bill API ${operation}: the service asked for fewer requests (429 or 503 with Retry-After) and this one could not wait; try again in ${Math.ceil(retryAfterMs / 1000)} s.` +
-      ' If the service documents its limit, set BILL_API_MAX_RPS to it.',
-      retryAfterMs,
-    );
   }
 
   return {
@@ -325,10 +276,8 @@ export function createBudget(options: BudgetOptions): Budget {
       if (at - decreasedAt >= WINDOW_MS) {
         // Multiplicative decrease from what was really sent in the last window (an unlimited
         // budget has no rate of its own to halve).
-        advance(at);
-        const recent = Math.max(slots.reduce((sum, n) => sum + n, 0), 1);
         // A set limit is known to be about right: a refusal near it cuts a tenth, not a half.
-        rps = Math.max(minRps, Math.min(rps, recent) * (Number.isFinite(maxRps) ? 0.9 : 0.5));
+        rps = loweredRate(rps, sent.sent(at), minRps, Number.isFinite(maxRps));
         tokens = Math.min(tokens, burst(rps));
         slowStart = false;
         decreasedAt = at;

@@ -9,9 +9,13 @@ import type { BillNotice } from '../bill-view.js';
 import type { WebhookConfig } from '../../config.js';
 import { silentLogger } from '../../log.js';
 import type { Logger } from '../../log.js';
-import type { ClaimedNotice, Notice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
+import type { ClaimedNotice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
 import type { HttpClient } from '../../upstream/types.js';
-import { signWebhook } from './webhook-signature.js';
+import { callHook } from './call-hook.js';
+import { deliveryOutcome, describe, logDelivery } from './delivery-outcome.js';
+import { fetchExcerpts, postWebhook, WebhookRefused, type Posted } from './webhook-post.js';
+
+export { RESPONSE_EXCERPT_BYTES, type WebhookPayload } from './webhook-post.js';
 
 export interface NoticeWorkerOptions {
   store: Store;
@@ -61,20 +65,6 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
   5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000, 24 * 3_600_000, 24 * 3_600_000,
 ];
 
-/** What the delivery log keeps of the merchant's answer. */
-export const RESPONSE_EXCERPT_BYTES = 200;
-const encoder = new TextEncoder();
-
-/** The body of the webhook POST. */
-export interface WebhookPayload {
-  type: 'bill.final';
-  /** When the bill became final (ISO 8601): the same on every retry. */
-  timestamp: string;
-  /** The same as `data.livemode`: false when no real money moved (the embedded sandbox). */
-  livemode: boolean;
-  data: BillNotice;
-}
-
 const BATCH = 50;
 
 export function noticeChannels(options: { onFinal?: unknown; webhook: WebhookConfig | null }): NoticeChannel[] {
@@ -92,66 +82,6 @@ export function defaultBackoff(random: () => number): (attempt: number) => numbe
   };
 }
 
-/** The first RESPONSE_EXCERPT_BYTES of a body as text (a character cut in two is left out); the rest is not read. */
-async function streamExcerpt(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < RESPONSE_EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return excerpt(bytes) ?? '';
-}
-
-/** The first RESPONSE_EXCERPT_BYTES of UTF-8 as text, a character cut in two left out; null when empty. */
-function excerpt(bytes: Uint8Array): string | null {
-  const text = new TextDecoder().decode(bytes.subarray(0, RESPONSE_EXCERPT_BYTES), { stream: true });
-  return text === '' ? null : text;
-}
-
-/** An HttpClient over fetch whose answers' text is their excerpt: a long answer is not read. */
-function fetchExcerpts(doFetch: typeof fetch): HttpClient {
-  return async (url, request) => {
-    const response = await doFetch(url, request);
-    return { status: response.status, headers: response.headers, text: () => streamExcerpt(response) };
-  };
-}
-
-/** The outcome of one POST, for the delivery log. */
-interface Posted {
-  httpStatus: number;
-  response: string | null;
-}
-
-class WebhookRefused extends Error {
-  override name = 'WebhookRefused';
-  constructor(readonly posted: Posted) {
-    super(`HTTP ${posted.httpStatus}`);
-  }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    return `${err.name}: ${err.message}${cause}`;
-  }
-  return String(err);
-}
-
 export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   const { store, onFinal, webhook } = options;
   const post = options.http ?? fetchExcerpts(options.fetch ?? fetch);
@@ -162,51 +92,6 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
   const backoff = options.backoff ?? defaultBackoff(options.random ?? Math.random);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const channels = noticeChannels(options);
-
-  async function postWebhook(config: WebhookConfig, notice: Notice, view: BillNotice, finalAt: number): Promise<Posted> {
-    const payload: WebhookPayload = { type: 'bill.final', timestamp: new Date(finalAt).toISOString(), livemode: view.livemode, data: view };
-    const body = JSON.stringify(payload);
-    // Signed afresh on every try and replay: a receiver refuses a timestamp more than minutes old.
-    const timestamp = Math.floor(now() / 1000);
-    const secrets = config.secrets?.length ? config.secrets : [config.secret];
-    const signatures = await Promise.all(secrets.map((secret) => signWebhook({ secret, id: notice.id, timestamp, body })));
-    const response = await post(config.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': notice.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures.join(' '),
-      },
-      body,
-      // A redirect is not a delivery, and the signed notice goes nowhere but the configured URL.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text().catch(() => '');
-    // Only the excerpt is kept: at most RESPONSE_EXCERPT_BYTES characters hold enough bytes for it.
-    const posted: Posted = { httpStatus: response.status, response: excerpt(encoder.encode(text.slice(0, RESPONSE_EXCERPT_BYTES))) };
-    if (response.status < 200 || response.status > 299) throw new WebhookRefused(posted);
-    return posted;
-  }
-
-  /** A hook that never returns would hold this worker's passes: it gets `timeoutMs`, then its signal aborts. */
-  async function callHook(hook: NonNullable<typeof onFinal>, view: BillNotice): Promise<void> {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new Error(`onFinal did not finish within ${timeoutMs} ms`);
-        controller.abort(error);
-        reject(error);
-      }, timeoutMs);
-    });
-    try {
-      await Promise.race([Promise.resolve().then(() => hook(view, { signal: controller.signal })), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   async function deliver(notice: ClaimedNotice): Promise<void> {
     const fields = { noticeId: notice.id, billId: notice.billId, channel: notice.channel, attempt: notice.attempts, replay: notice.replay };
@@ -220,52 +105,40 @@ export function createNoticeWorker(options: NoticeWorkerOptions): NoticeWorker {
       const view = toBillNotice(bill, options.livemode ?? true);
       if (notice.channel === 'hook') {
         if (!onFinal) throw new Error('no onFinal hook');
-        await callHook(onFinal, view);
+        await callHook(onFinal, view, { timeoutMs });
       } else {
         if (!webhook) throw new Error('no webhook configured');
-        posted = await postWebhook(webhook, notice, view, bill.finalAt ?? bill.updatedAt);
+        posted = await postWebhook(webhook, notice, view, bill.finalAt ?? bill.updatedAt, { post, now, timeoutMs });
       }
     } catch (err) {
       failure = err;
       if (err instanceof WebhookRefused) posted = err.posted;
     }
     const durationMs = performance.now() - started;
-    const gone = posted?.httpStatus === 410 && notice.channel === 'webhook';
-    const error = failure === null ? null : failure instanceof WebhookRefused ? failure.message : describe(failure);
-    // A replay leaves the schedule as it was; a scheduled try that failed waits for the next step.
-    const next = failure === null || notice.replay ? null : backoff(notice.attempts);
-    const nextAttemptAt = gone ? now() : next === null ? null : now() + Math.max(0, next);
+    const outcome = deliveryOutcome(notice, failure, posted, backoff, now());
     let attempt: NoticeAttempt;
     try {
       attempt = await store.finishNoticeAttempt(notice, {
         attempt: {
           at, durationMs, ok: failure === null, replay: notice.replay,
-          httpStatus: posted?.httpStatus ?? null, response: posted?.response ?? null, error,
+          httpStatus: posted?.httpStatus ?? null, response: posted?.response ?? null, error: outcome.error,
         },
-        nextAttemptAt,
+        nextAttemptAt: outcome.nextAttemptAt,
       });
     } catch (storeError) {
       // Not recorded: the lease runs out and the notice is tried again (the merchant drops the duplicate by webhook-id).
       log.error('recording a notice attempt failed', { ...fields, error: describe(storeError) });
       return;
     }
-    if (gone && webhook) {
+    if (outcome.gone && webhook) {
       // 410 Gone: the merchant retired this endpoint (Standard Webhooks): stop until re-enabled in the admin.
       endpoint = { open: false, readAt: performance.now() };
       await store.disableWebhookEndpoint(webhook.url, now(), `HTTP 410 Gone answered notice ${notice.id}`)
         .catch((storeError: unknown) => log.error('disabling the webhook endpoint failed', { error: describe(storeError) }));
       log.warn('merchant webhook answered 410 Gone: endpoint disabled until re-enabled in the admin', fields);
     }
-    options.onAttempt?.(notice.channel, failure === null ? 'delivered' : gone ? 'gone' : 'failed', notice.replay);
-    if (failure === null) {
-      log.info('merchant notice delivered', { ...fields, number: attempt.number });
-    } else if (!notice.replay && nextAttemptAt === null) {
-      log.error('merchant notice failed for the last time: replay it from the admin', { ...fields, error });
-    } else {
-      log.warn('merchant notice failed', {
-        ...fields, error, ...(nextAttemptAt === null ? {} : { nextAttemptAt: new Date(nextAttemptAt).toISOString() }),
-      });
-    }
+    options.onAttempt?.(notice.channel, outcome.result, notice.replay);
+    logDelivery(log, fields, notice, outcome, attempt.number);
   }
 
   /**

@@ -3,10 +3,9 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { ApplyStatusResult, NoticeChannel, RequeryReason, StoredBill, Store } from '../../store/types.js';
-import { BillApiRejectedError } from '../../upstream/errors.js';
 import { moreUrgent, type Priority } from '../../upstream/budget.js';
-import type { BillApi, StatusRecord } from '../../upstream/types.js';
-import { requeryMismatch } from './answer-check.js';
+import type { BillApi } from '../../upstream/types.js';
+import { askService, cancelOverdue, isFresh, type AskDeps } from './ask-service.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
 import type { CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
@@ -124,6 +123,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
   // In front of the store for reads; every status this process stores goes through it, other
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
   const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
+  const asking: AskDeps = { upstream, alerts, log };
 
   /**
    * The bill from the store (then cached). While the store is out of reach, the bill as this
@@ -144,8 +144,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     return bill;
   }
 
-  const fresh = (bill: StoredBill, maxAgeMs: number) =>
-    bill.isFinal || (bill.checkedAt !== null && now() - bill.checkedAt < maxAgeMs);
+  const fresh = (bill: StoredBill, maxAgeMs: number) => isFresh(bill, maxAgeMs, now());
 
   /**
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
@@ -166,48 +165,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  /** The service's status of the bill, checked against it; why there is none to apply otherwise. */
-  async function ask(bill: StoredBill & { billId: string }, retry: boolean, priority: () => Priority): Promise<StatusRecord | 'failed' | 'mismatch'> {
-    const billId = bill.billId;
-    let record: StatusRecord;
-    try {
-      record = await upstream.requeryBill(billId, { retry, priority });
-    } catch (error) {
-      log.warn('requery failed; serving the stored status', { billId, error });
-      return 'failed';
-    }
-    const mismatch = requeryMismatch(record, bill);
-    if (mismatch) {
-      alerts.raise('requery_answer_mismatch', 'a requery answer does not match the stored bill; not applied', { billId, ...mismatch });
-      return 'mismatch';
-    }
-    return record;
-  }
-
-  /**
-   * Past expiredOn and the grace period (on the service's clock and on the bill's lifetime seen at
-   * create, expiry.ts) the service still says pending: the BFF never calls a bill final by itself, it asks the service to cancel and asks again. Only the service's word makes
-   * the bill final, so a payment that landed meanwhile is what gets stored.
-   */
-  async function cancelOverdue(bill: StoredBill & { billId: string }, pending: StatusRecord, priority: () => Priority): Promise<StatusRecord> {
-    const billId = bill.billId;
-    try {
-      await upstream.cancelBill(billId, { priority });
-      log.info('bill past expiredOn and grace, still pending: cancelled at the service', { billId });
-    } catch (error) {
-      // Refused as such: no longer pending there (paid, perhaps); the requery below says what it is.
-      if (!(error instanceof BillApiRejectedError) || error.retryable) {
-        log.warn('bill past expiredOn and grace, still pending: the cancel failed; asking again later', { billId, error });
-        return pending;
-      }
-    }
-    const after = await ask(bill, false, priority);
-    return typeof after === 'string' ? pending : after;
-  }
-
   async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: () => Priority): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
-    const answer = await ask(known, retry, priority);
+    const answer = await askService(known, retry, priority, asking);
     if (typeof answer === 'string') {
       onRequery(reason, answer);
       // Counts as a check so that a failing service is not asked again on every read.
@@ -217,7 +177,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
     let record = answer;
     if (outcomeOf(record, config.statuses) === 'pending' && overdue(bill, time, config.expiryGraceMs)) {
-      record = await cancelOverdue(known, record, priority);
+      record = await cancelOverdue(known, record, priority, asking);
     }
     const checkedAt = now();
     const outcome = outcomeOf(record, config.statuses);

@@ -1,0 +1,58 @@
+// What an exchange with the service that got no answer comes to: the signer failed, no full answer
+// in time, the service out of reach, or the caller gave up. A create sent and not answered may have
+// made the bill all the same (outcomeUnknown).
+import {
+  BillApiAbortError, BillApiNetworkError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
+} from './errors.js';
+import { label, UNKNOWN_OUTCOME } from './service-text.js';
+
+/** The configured signer threw: nothing was sent. */
+export function signerFailed(op: BillOperation, signer: string, err: unknown, clean: (text: string) => string): BillApiSignerError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new BillApiSignerError(`${label(op)}: BILL_SIGNER "${signer}" failed: ${clean(why)}`, { operation: op, retryable: false, cause: err });
+}
+
+/** The signer's value, or the error when it is no Sign header (nothing sent then). */
+export function signerValue(op: BillOperation, signer: string, sign: unknown): string | BillApiSignerError {
+  if (typeof sign === 'string' && sign !== '') return sign;
+  return new BillApiSignerError(
+    `${label(op)}: BILL_SIGNER "${signer}" returned ${typeof sign === 'string' ? 'an empty string' : typeof sign}; it must return the Sign header value as text.`,
+    { operation: op, retryable: false },
+  );
+}
+
+/** No full answer within BILL_API_TIMEOUT_MS. */
+export function timedOut(op: BillOperation, url: URL, timeoutMs: number, err: unknown): BillApiTimeoutError {
+  const unknown = op === 'create';
+  return new BillApiTimeoutError(
+    `${label(op)}: no full answer from ${url.origin}${url.pathname} within ${timeoutMs} ms (BILL_API_TIMEOUT_MS).${unknown ? UNKNOWN_OUTCOME : ''}`,
+    { operation: op, retryable: true, outcomeUnknown: unknown, timeoutMs, cause: err },
+  );
+}
+
+/** The service could not be reached, or the connection broke before a full answer. */
+export function unreachable(op: BillOperation, url: URL, err: unknown): BillApiNetworkError {
+  const unknown = op === 'create';
+  return new BillApiNetworkError(
+    `${label(op)}: could not reach the bill payment service at ${url.origin}${url.pathname} (${networkReason(err)}). ` +
+    `Check BILL_API_BASE_URL and that the service is up.${unknown ? UNKNOWN_OUTCOME : ''}`,
+    { operation: op, retryable: true, outcomeUnknown: unknown, cause: err },
+  );
+}
+
+/** The caller aborted; `sent`: the request (a create) may have reached the service. */
+export function abortError(op: BillOperation, sent: boolean, cause?: unknown): BillApiAbortError {
+  const note = sent ? UNKNOWN_OUTCOME : '';
+  return new BillApiAbortError(`Bill API ${op} was aborted by the caller.${note}`, { operation: op, retryable: false, outcomeUnknown: sent, cause });
+}
+
+/** The system's word for a network failure (ECONNREFUSED, say), else its message. */
+export function networkReason(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  if (cause && typeof cause === 'object') {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string') return message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
