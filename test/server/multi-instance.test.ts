@@ -64,10 +64,10 @@ describe('several BFF instances on one PostgreSQL', () => {
       lags.push(Math.max(...got.map((g) => g.at)) - Math.min(...got.map((g) => g.at)));
     }
     console.log(`multi.cross_instance_ms p50=${percentile(lags, 50).toFixed(2)} max=${Math.max(...lags).toFixed(2)} n=${lags.length}`);
-    // Without the other instance's notice a watcher would learn it at its next refresh, seconds
-    // later, every time; a loaded machine may stretch one delivery, not the middle of twelve.
-    assert.ok(percentile(lags, 50) <= 100, `median ${percentile(lags, 50)} ms: ${lags.map(Math.round).join(' ')}`);
-    assert.ok(Math.max(...lags) < 1000, `slowest ${Math.max(...lags)} ms: ${lags.map(Math.round).join(' ')}`);
+    // Without the other instance's notice a watcher would learn it at its next refresh (up to
+    // WINDOW_MS, 250 ms): most of twelve would lag past 100 ms. A loaded machine may stretch one.
+    const sorted = [...lags].sort((a, b) => a - b);
+    assert.ok(sorted[sorted.length - 2]! <= 100, `second slowest ${sorted.at(-2)} ms: ${lags.map(Math.round).join(' ')}`);
   });
 
   it('a watcher whose instance lost its LISTEN connection still sees a payment stored by the other meanwhile', async () => {
