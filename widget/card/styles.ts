@@ -43,7 +43,7 @@ export const cardCss = /* css */ `
     fill: #fff;
   }
   [part~='qr'] path {
-    fill: #000;
+    stroke: #000;
   }
   button,
   a {
