@@ -76,6 +76,8 @@ export const cardCss = /* css */ `
     display: flex;
     flex-wrap: wrap;
     place-content: center;
+    /* The question "Cancel this payment?" on the middle line of its Yes and No, not at their top. */
+    align-items: center;
   }
   :focus-visible {
     outline: 3px solid var(--_accent);
