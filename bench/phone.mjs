@@ -217,6 +217,7 @@ try {
     medianAndP95(`${key}.cls`, results.map((r) => r.cls), 'score');
     medianAndP95(`${key}.script_bytes_before_painted`, results.map((r) => r.scriptBytesBefore), 'B');
     report(`${key}.script_bytes_before_painted_max`, Math.max(...results.map((r) => r.scriptBytesBefore)), 'B');
+    report(`${key}.visits_with_script_bytes_before_painted`, results.filter((r) => r.scriptBytesBefore > 0).length, 'count');
     // Requests for a script that had started (not arrived) before the paint, in how many visits.
     report(`${key}.visits_with_script_requested_before_painted`, results.filter((r) => r.scriptsRequestedBefore > 0).length, 'count');
     if (page === 'server_rendered') {
