@@ -21,5 +21,6 @@ async function mount(slotId: string, product: string, attributes: Record<string,
   }
 }
 
-void mount('button-slot', 'tee', { mode: 'button', cancellable: '' });
+// Inside the page's own card: embedded (no second border).
+void mount('button-slot', 'tee', { mode: 'button', cancellable: '', variant: 'embedded' });
 void mount('theme-slot', 'beans', { mode: 'qr' });

@@ -56,6 +56,26 @@ const flows = {
     await waitPending(page);
     await snap('shop-pending-vi');
   },
+  async dark({ page, snap }) {
+    // The system in dark: the shop follows it (prefers-color-scheme), and the card the shop.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.click('#pay');
+    await waitPending(page);
+    await snap('shop-pending-dark');
+  },
+  async serverRendered({ page, app, snap }) {
+    // Issue 34: checkout.html's fragment in a plain merchant page, as the HTML draws it before the
+    // drop-in's script (none here): the QR code on a desktop, the pay link on a phone.
+    const phone = page.viewportSize().width < 600;
+    const bill = await app.createBill(`demo-mug-ssr${phone ? 'phone' : 'desk'}${Date.now().toString(36)}`);
+    const fragment = await fetch(`${app.url}/api/bills/${encodeURIComponent(bill.billId)}/checkout.html?token=${encodeURIComponent(bill.token)}&mode=${phone ? 'button' : 'qr'}&locale=en`);
+    // A page of its own (about:blank), not the shop's document and its CSP.
+    await page.goto('about:blank');
+    await page.setContent(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{margin:0;font:16px/1.5 system-ui,sans-serif}main{max-width:28rem;margin:0 auto;padding:1rem}</style></head>
+<body><main><h1>Your order</h1><p>Mug, paid by QR or by the pay link.</p>${await fragment.text()}</main></body></html>`);
+    await snap('server-rendered');
+  },
   async otherDevice({ page, snap }) {
     // The phone that scanned the desktop's QR code: its return, without the create's cookie.
     await page.click('#pay');

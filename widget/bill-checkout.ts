@@ -77,7 +77,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @cssprop --bill-checkout-danger - Icon color of failures and errors.
  * @cssprop --bill-checkout-warning - Icon color of cancelled, expired and checking.
  * @cssprop --bill-checkout-radius - Corner radius of the card.
- * @cssprop --bill-checkout-font - Font family.
+ * @cssprop --bill-checkout-font - Font family (by default the page's, inherited).
  * @cssprop --bill-checkout-qr-size - Largest width of the QR code (it is always dark on white).
  */
 export class BillCheckout extends LitElement {

@@ -78,6 +78,10 @@ export function probe({ selector, tag, mark, settleMs, takeOver }) {
     channel.port2.postMessage(0);
   }));
 
+  // Scripts: what a script element or a module preload fetched.
+  const scripts = () => performance.getEntriesByType('resource')
+    .filter((r) => r.initiatorType === 'script' || (r.initiatorType === 'link' && /\.m?js(?:$|\?)/.test(r.name)));
+
   globalThis.__probe = (async () => {
     const { part, at: inDomAt } = await inDom;
     await loaded(part);
@@ -108,9 +112,14 @@ export function probe({ selector, tag, mark, settleMs, takeOver }) {
       htmlEnd: navigation.responseEnd,
       takenOverAt,
       cls,
-      // Script bytes on the wire that started before the part was painted (0: painted from the HTML alone).
-      scriptBytesBefore: performance.getEntriesByType('resource')
-        .filter((r) => r.initiatorType === 'script' && r.startTime < paintedAt).reduce((sum, r) => sum + r.transferSize, 0),
+      // Script bytes received before the part was painted (0: painted from the HTML alone, before any
+      // script came in). Under the DevTools network emulation a response's body reaches the page at
+      // once, at its responseEnd (its Network.dataReceived events carry no bytes until then), so a
+      // script counts whole when it ended before the paint, and not at all otherwise. A script whose
+      // request had started (the preload scanner asks for it as soon as its tag is in the bytes) is
+      // counted apart: on its way, not yet in.
+      scriptBytesBefore: scripts().filter((r) => r.responseEnd <= paintedAt).reduce((sum, r) => sum + r.transferSize, 0),
+      scriptsRequestedBefore: scripts().filter((r) => r.startTime < paintedAt).length,
       resources: performance.getEntriesByType('resource').map((r) => ({
         name: r.name, initiatorType: r.initiatorType, startTime: r.startTime, responseEnd: r.responseEnd,
       })),

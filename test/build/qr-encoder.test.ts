@@ -36,12 +36,19 @@ before(async () => {
 
 after(() => rm(dir, { recursive: true, force: true }));
 
-// The dark modules a path of `M{x} {y}h{run}v1h-{run}z` runs draws, without its 4-module quiet zone.
+// The dark modules a path of runs draws (each row's first `M{x} {y}.5h{run}`, the next ones
+// `m{gap} 0h{run}`: strokes one module wide), without its 4-module quiet zone.
 function matrixOf({ size, d }: { size: number; d: string }): { size: number; dark: string } {
   const inner = size - 8;
   const cells = new Uint8Array(inner * inner);
-  for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) {
-    for (let i = 0; i < Number(run); i++) cells[(Number(y) - 4) * inner + Number(x) - 4 + i] = 1;
+  let x = 0;
+  let y = 0;
+  assert.match(d, /^(?:M\d+ \d+\.5h\d+(?:m\d+ 0h\d+)*)*$/, 'runs only');
+  for (const [, move, a, b, run] of d.matchAll(/([Mm])(\d+) (\d+)(?:\.5)?h(\d+)/g)) {
+    if (move === 'M') [x, y] = [Number(a) - 4, Number(b) - 4];
+    else x += Number(a);
+    for (let i = 0; i < Number(run); i++) cells[y * inner + x + i] = 1;
+    x += Number(run);
   }
   return { size: inner, dark: cells.join('') };
 }

@@ -3,10 +3,16 @@ import { qrPath } from '../../widget/qr-code.js';
 
 const url125 = `https://pay.example/bill/${'a1B2c3D4e5'.repeat(10)}`;
 
+/** The dark modules of a path of runs: each row's first `M{x} {y}.5h{run}`, the next ones `m{gap} 0h{run}`. */
 function dark(d: string): Set<string> {
   const cells = new Set<string>();
-  for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)v1h-\d+z/g)) {
-    for (let i = 0; i < Number(run); i++) cells.add(`${Number(x) + i},${y}`);
+  let x = 0;
+  let y = 0;
+  for (const [, move, a, b, run] of d.matchAll(/([Mm])(\d+) (\d+)(?:\.5)?h(\d+)/g)) {
+    if (move === 'M') [x, y] = [Number(a), Number(b)];
+    else x += Number(a);
+    for (let i = 0; i < Number(run); i++) cells.add(`${x + i},${y}`);
+    x += Number(run);
   }
   return cells;
 }
@@ -32,6 +38,13 @@ describe('qrPath', () => {
       expect(cells.has(`${ox + 1},${oy + 1}`), 'ring of light modules').to.equal(false);
       expect(cells.has(`${ox + 3},${oy + 3}`), 'dark center').to.equal(true);
     }
+  });
+
+  it('draws each run as a stroke one module wide, its row\'s first from an absolute point, the next from the run before', () => {
+    const { d } = qrPath(url125);
+    expect(d).to.match(/^(?:M\d+ \d+\.5h\d+(?:m\d+ 0h\d+)*)*$/);
+    // The top row of the symbol starts with the top left finder pattern's seven modules.
+    expect(d.startsWith('M4 4.5h7m')).to.equal(true);
   });
 
   it('grows with the data and keeps short texts small', () => {

@@ -33,7 +33,7 @@ describe('bill-checkout states', () => {
     const qr = part(el, 'qr')!;
     expect(qr.getAttribute('role')).to.equal('img');
     expect(qr.getAttribute('aria-label')).to.equal('Payment QR code');
-    expect(qr.querySelector('path')!.getAttribute('d')).to.match(/^M4 4h7v1h-7z/);
+    expect(qr.querySelector('path')!.getAttribute('d')).to.match(/^M4 4\.5h7m/);
     expect(text(el, 'status')).to.equal('Waiting for payment…');
     expect(FakeEventSource.last.url).to.equal('/api/bills/B1/events?token=T1');
   });

@@ -3,11 +3,17 @@
 // minifies the templates below in both (scripts/build.mjs, minifyCss).
 export const cardCss = /* css */ `
   :host {
-    /* No surface of its own: the card is drawn on the page's (or its card's), in its colours, light or dark. */
+    /*
+     * No surface of its own: the card is drawn on the page's (or its card's), in its colours, light
+     * or dark, and in its type: no font of its own unless --bill-checkout-font names one (a font the
+     * page does not use would be one more to find and load before the first paint).
+     */
     --_accent: var(--bill-checkout-accent, #0b57d0);
     display: block;
     color: var(--bill-checkout-color);
-    font: 1rem/1.4 var(--bill-checkout-font, system-ui,sans-serif);
+    font-size: 1rem;
+    line-height: 1.4;
+    font-family: var(--bill-checkout-font);
   }
   [part~='base'] {
     display: grid;
@@ -43,7 +49,7 @@ export const cardCss = /* css */ `
     fill: #fff;
   }
   [part~='qr'] path {
-    fill: #000;
+    stroke: #000;
   }
   button,
   a {
@@ -70,6 +76,8 @@ export const cardCss = /* css */ `
     display: flex;
     flex-wrap: wrap;
     place-content: center;
+    /* The question "Cancel this payment?" on the middle line of its Yes and No, not at their top. */
+    align-items: center;
   }
   :focus-visible {
     outline: 3px solid var(--_accent);

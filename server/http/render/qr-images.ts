@@ -13,14 +13,22 @@ export function qrCode(text: string): QrPath {
 /** A standalone SVG document of the symbol, `pixels` wide (8 per module by default). */
 export function qrSvg({ size, d }: QrPath, pixels = size * 8): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="${pixels}" height="${pixels}" shape-rendering="crispEdges">` +
-    `<rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" fill="#000"/></svg>`;
+    `<rect width="${size}" height="${size}" fill="#fff"/><path d="${d}" stroke="#000"/></svg>`;
 }
 
-/** The dark modules of a symbol (quiet zone included), row by row, read back from its path. */
+/**
+ * The dark modules of a symbol (quiet zone included), row by row, read back from its path: each
+ * row's first run `M{x} {y}.5h{run}`, the next ones `m{gap} 0h{run}` (widget/qr-code.ts).
+ */
 export function qrModules({ size, d }: QrPath): Uint8Array {
   const dark = new Uint8Array(size * size);
-  for (const [, x, y, run] of d.matchAll(/M(\d+) (\d+)h(\d+)/g)) {
-    dark.fill(1, Number(y) * size + Number(x), Number(y) * size + Number(x) + Number(run));
+  let x = 0;
+  let y = 0;
+  for (const [, move, a, b, run] of d.matchAll(/([Mm])(\d+) (\d+)(?:\.5)?h(\d+)/g)) {
+    if (move === 'M') [x, y] = [Number(a), Number(b)];
+    else x += Number(a);
+    dark.fill(1, y * size + x, y * size + x + Number(run));
+    x += Number(run);
   }
   return dark;
 }
