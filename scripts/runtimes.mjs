@@ -69,9 +69,7 @@ function run(command, args, env = {}) {
 function test() {
   install();
   const took = [];
-  // --test-force-exit: once in a fresh-clone run a file's BFF stayed listening after its last test on
-  // Node 24 (its close unfinished) and the suite never ended; the note of session 16 says where to look.
-  took.push(['Node 24: server suite subset', run(bin('node'), ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=1', ...NODE24_SUITE])]);
+  took.push(['Node 24: server suite subset', run(bin('node'), ['--import', 'tsx', '--test', '--test-concurrency=1', ...NODE24_SUITE])]);
   took.push(['Bun: SQLite drivers, both stores\' contract, serveBillCheckout', run(bin('bun'), ['test', '--timeout', '60000',
     'test/server/sqlite-driver.test.ts', 'test/server/store-sqlite.test.ts', 'test/server/store-postgres.test.ts', 'test/server/serve.test.ts'])]);
   // Deno runs the TypeScript sources with their `.js` import specifiers only with sloppy imports.
