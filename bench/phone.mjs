@@ -41,7 +41,7 @@ import { request } from './lib/client.mjs';
 import { listen } from './lib/listen.mjs';
 import { launchChromium, profile, visit } from './lib/phone-browser.mjs';
 import { mountFloor } from './lib/phone-floor.mjs';
-import { bundlePeers, startPeerServer } from './lib/phone-peers.mjs';
+import { bundlePeers, pageAnswer, startPeerServer } from './lib/phone-peers.mjs';
 import { pages } from './pages/pages.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
 import { importTs } from './lib/ts.mjs';
@@ -111,17 +111,18 @@ const bff = await startBff({
     staticsReady = staticFiles(app, { root: root.pathname, config: { allowedOrigins: ['*'] }, demoOrders: null });
     // The floor under it (Lit and the QR encoder alone), served the same way at /floor/bill-checkout.js.
     floorReady = mountFloor(app, { allowedOrigins: ['*'] });
-    // The merchant's pages, rendered per visit as its server would: a fresh order and its ticket.
+    // The merchant's pages, rendered per visit as its server would (a fresh order and its ticket) and
+    // compressed as its web server would, as the page alone and the peers' pages are.
     for (const page of ['script-tag', 'pre-created', 'lit-qr-floor']) {
       app.get(`/phone/${page}.html`, async (c) => {
         const mode = c.req.query('mode') === 'qr' ? 'qr' : undefined;
         if (page === 'script-tag') {
           const orderId = `phone-${++orderCount}-${randomBytes(4).toString('hex')}`;
-          return c.html(pages[page]({ orderId, orderTicket: await orderTicket(orderId, ticketSecret, 15 * 60_000), mode }));
+          return pageAnswer(c.req.raw, pages[page]({ orderId, orderTicket: await orderTicket(orderId, ticketSecret, 15 * 60_000), mode }));
         }
         // The server creates the bill through the BFF's API while it renders the page (issue 17's pre-created page).
         const { bill: { billId, token } } = await createBill();
-        return c.html(pages[page]({ billId, token, mode }));
+        return pageAnswer(c.req.raw, pages[page]({ billId, token, mode }));
       });
     }
     // Issue 34: the bill was created before the page was asked for; the page's server draws it with
@@ -133,7 +134,7 @@ const bff = await startBff({
       if (!bill) return c.text('no such bill', 404);
       heldBills.delete(key);
       const checkout = await renderCheckout(bill, { token: bill.token, mode: c.req.query('mode') === 'qr' ? 'qr' : 'button', locale: 'en' });
-      return c.html(pages['server-rendered']({ checkout }));
+      return pageAnswer(c.req.raw, pages['server-rendered']({ checkout }));
     });
   },
 });

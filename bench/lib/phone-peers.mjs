@@ -58,10 +58,11 @@ const typeOf = (path) => types[path.slice(path.lastIndexOf('.'))] ?? 'applicatio
 
 /**
  * An answer as the BFF answers the element: compressed once, at the best level, as the browser
- * asks. Pages go as they are, as the bench's pages of <bill-checkout> do (c.html).
+ * asks. Pages too, as a merchant's web server sends its HTML and as bench/phone.mjs sends the pages
+ * of <bill-checkout> (pageAnswer): the server-rendered page's markup is bytes on the phone's link.
  */
 function compressed(bytes, type) {
-  const compressible = /javascript|css|svg|json/.test(type) && bytes.length > 256;
+  const compressible = /javascript|css|svg|json|html/.test(type) && bytes.length > 256;
   return {
     type,
     raw: bytes,
@@ -77,6 +78,11 @@ function answer(req, file) {
   const headers = { 'content-type': file.type, 'cache-control': 'no-cache', vary: 'Accept-Encoding' };
   if (encoding) headers['content-encoding'] = encoding;
   return new Response(body, { headers });
+}
+
+/** A page rendered per visit (bench/phone.mjs), compressed as `answer` does as the request asks. */
+export function pageAnswer(req, html) {
+  return answer(req, compressed(Buffer.from(html), types['.html']));
 }
 
 const adyenPrefix = '/checkoutshopper-test/';

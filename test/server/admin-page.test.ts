@@ -3,13 +3,13 @@
 // set; without it /admin is the JSON 404 of any unknown path. Over real HTTP, from a package
 // folder laid out as `npm run build` leaves it.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { silentLogger } from '../../server/log.js';
 import { serveBillCheckout } from '../../server/process/serve.js';
+import { defer, temporaryFolder } from './support/cleanup.js';
 import { freePort } from './support/servers.js';
 
 const ADMIN_TOKEN = 'admin-page-test-token-0123456789abcdef';
@@ -21,8 +21,7 @@ const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 
 /** A package folder with the drop-in and, unless `built` is false, the admin page's build. */
 async function packageFolder(t: TestContext, built = true): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'bill-checkout-admin-'));
-  t.after(() => rm(root, { recursive: true, force: true }));
+  const root = await temporaryFolder(t, 'bill-checkout-admin-');
   await mkdir(join(root, 'dist/admin/assets'), { recursive: true });
   await writeFile(join(root, 'dist/bill-checkout.js'), 'export {};\n');
   if (built) {
@@ -41,7 +40,7 @@ async function serve(t: TestContext, env: Record<string, string>, built = true):
     log: silentLogger,
     env: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: `file:${join(root, 'data.sqlite')}`, ...env },
   });
-  t.after(() => running.close());
+  defer(t, () => running.close());
   return running.url;
 }
 

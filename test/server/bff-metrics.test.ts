@@ -1,8 +1,7 @@
 // Prometheus metrics: GET /metrics behind METRICS_TOKEN (or on METRICS_PORT), what each counter and
 // gauge says after real traffic between the BFF and the sandbox, and /readyz.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -15,6 +14,7 @@ import type { Harness, HarnessOptions } from './support/harness.js';
 import { parseExposition } from './support/prometheus.js';
 import type { Exposition } from './support/prometheus.js';
 import { readSse } from './support/sse.js';
+import { defer, temporaryFolder } from './support/cleanup.js';
 import { freePort } from './support/servers.js';
 
 const METRICS_TOKEN = 'test-metrics-token-6c1f0e9a2b4d8f3e';
@@ -333,8 +333,7 @@ test('METRICS_TOKEN and METRICS_PORT are checked like the other settings', () =>
 
 /** A package folder with a built drop-in, as serveBillCheckout serves it. */
 async function builtRoot(t: TestContext): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'bill-checkout-metrics-'));
-  t.after(() => rm(root, { recursive: true, force: true }));
+  const root = await temporaryFolder(t, 'bill-checkout-metrics-');
   await mkdir(join(root, 'dist'), { recursive: true });
   await writeFile(join(root, 'dist/bill-checkout.js'), 'export {};\n');
   return root;
@@ -352,7 +351,7 @@ test('METRICS_PORT serves GET /metrics without a token on its own port, with the
     },
   });
   let closed = false;
-  t.after(() => (closed ? undefined : running.close()));
+  defer(t, () => (closed ? undefined : running.close()));
   assert.equal(running.metricsUrl, `http://127.0.0.1:${metricsPort}`);
 
   // Without METRICS_TOKEN the main port has no /metrics.
@@ -389,7 +388,7 @@ test('with METRICS_TOKEN too, the main port wants the token while METRICS_PORT d
       METRICS_PORT: String(metricsPort), METRICS_TOKEN,
     },
   });
-  t.after(() => running.close());
+  defer(t, () => running.close());
   assert.equal((await fetch(`${running.url}/metrics`)).status, 401);
   const main = await fetch(`${running.url}/metrics`, { headers: auth });
   assert.equal(main.status, 200);

@@ -3,22 +3,18 @@
 // and never sends a poll on a connection the BFF is closing at that moment. A balancer answers such
 // a poll 502; Node's own 5 s default is below AWS ALB's and nginx's 60 s.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../../server/config.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
+import { temporaryFolder } from './support/cleanup.js';
 import { serveCheckoutIn } from './support/servers.js';
 
 async function serve(t: TestContext, env: Record<string, string> = {}) {
-  const root = await mkdtemp(join(tmpdir(), 'bill-checkout-keep-alive-'));
-  t.after(() => rm(root, { recursive: true, force: true }));
-  return serveCheckoutIn(t, root, env);
+  return serveCheckoutIn(t, await temporaryFolder(t, 'bill-checkout-keep-alive-'), env);
 }
 
 interface Answer {

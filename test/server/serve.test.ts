@@ -1,8 +1,7 @@
 // serveBillCheckout (what `npm start` runs): the drop-in for other origins, compressed and cached
 // static files, page headers, HOST, and a graceful close that ends SSE streams and drains.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { TestContext } from 'node:test';
@@ -10,14 +9,14 @@ import { brotliDecompressSync } from 'node:zlib';
 import type { ServeBillCheckoutOptions } from '../../server/process/serve.js';
 import { dropInRelease } from '../../server/process/static-files.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
+import { temporaryFolder } from './support/cleanup.js';
 import { serveCheckoutIn } from './support/servers.js';
 
 const DROP_IN = `export const element = ${JSON.stringify('x'.repeat(4000))};\n`;
 
 /** A package folder with a built drop-in and a built demo, as `npm run build` leaves them. */
 async function builtRoot(t: TestContext): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'bill-checkout-root-'));
-  t.after(() => rm(root, { recursive: true, force: true }));
+  const root = await temporaryFolder(t, 'bill-checkout-root-');
   await mkdir(join(root, 'dist'), { recursive: true });
   await mkdir(join(root, 'demo/dist/assets'), { recursive: true });
   await writeFile(join(root, 'dist/bill-checkout.js'), DROP_IN);

@@ -10,6 +10,7 @@ import { serveBillCheckout } from '../../../server/process/serve.js';
 import type { ServeBillCheckoutOptions } from '../../../server/process/serve.js';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { defer } from './cleanup.js';
 
 export interface Served {
   url: string;
@@ -45,7 +46,7 @@ export async function freePort(): Promise<number> {
 /**
  * What `npm start` runs in a clone: serveBillCheckout with the demo's server part plugged in (as
  * server/main.ts does), from the package folder `root`, on a free port of 127.0.0.1 with its
- * SQLite file in `root`; closed after the test.
+ * SQLite file in `root`; closed after the test (before a `temporaryFolder` holding it is removed).
  */
 export async function serveCheckoutIn(
   t: TestContext, root: string, env: Record<string, string> = {}, options: Partial<ServeBillCheckoutOptions> = {},
@@ -65,6 +66,6 @@ export async function serveCheckoutIn(
     log: silentLogger,
     env: fullEnv,
   });
-  t.after(() => running.close());
+  defer(t, () => running.close());
   return running;
 }
