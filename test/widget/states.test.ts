@@ -266,6 +266,9 @@ describe('bill-checkout states', () => {
   it('speaks Indonesian with locale="id-ID" and takes string overrides', async () => {
     const el = await h.mount({ 'order-id': 'order-1', locale: 'id-ID', mode: 'qr' });
     FakeEventSource.last.emit({ ...h.bff.bills.get('B1')!.view, currency: 'IDR', billAmount: '150000' });
+    // The language's module comes over the network, which the fake clock does not drive: its load is
+    // awaited (the element's own), then the render it asked for.
+    await loadStrings('id');
     await h.settle();
     expect(text(el, 'status')).to.equal('Menunggu pembayaran…');
     // The currency's own digits are the engine's data: Chromium gives the rupiah none, WebKit and Firefox ISO 4217's two.
