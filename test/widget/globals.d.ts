@@ -1,7 +1,8 @@
 // The mocha globals @web/test-runner provides (no @types/mocha in this project).
-/** What `this` is in a test or hook written as a function: skip() ends it as skipped. */
+/** What `this` is in a test or hook written as a function: skip() ends it as skipped; timeout(ms) sets its own limit. */
 interface MochaContext {
   skip(): never;
+  timeout(ms: number): void;
 }
 type MochaFn = (this: MochaContext) => unknown;
 declare function describe(title: string, suite: () => void): void;
