@@ -48,7 +48,7 @@ for (const scheme of schemes) {
 
     it('has no axe violations while loading, retrying, pending and checking', async function () {
       // Six axe runs: each may take the suite's whole timeout in WebKitGTK beside two other engines.
-      this.timeout(6 * 10_000);
+      this.timeout(6 * this.timeout());
       h.bff.override = (call) => (call.method === 'POST' ? 'hang' : undefined);
       const el = await h.mount({ 'order-id': 'o', mode: 'qr', cancellable: true });
       await noViolations(h, el, 'loading');

@@ -1,7 +1,8 @@
 // The mocha globals @web/test-runner provides (no @types/mocha in this project).
-/** What `this` is in a test or hook written as a function: skip() ends it as skipped; timeout(ms) sets its own limit. */
+/** What `this` is in a test or hook written as a function: skip() ends it as skipped; timeout() reads its limit, timeout(ms) sets it. */
 interface MochaContext {
   skip(): never;
+  timeout(): number;
   timeout(ms: number): void;
 }
 type MochaFn = (this: MochaContext) => unknown;
