@@ -279,7 +279,7 @@ export class BillCheckout extends LitElement {
     this.#countdown.set(undefined);
     this._bill = this.#ref = this._problem = this._chosenView = undefined;
     this._reconnecting = this._copied = this._confirming = false;
-    return (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock));
+    return (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock, this._locale));
   }
 
   #transport(): Transport {

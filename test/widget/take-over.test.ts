@@ -10,6 +10,8 @@
 import { expect } from '@open-wc/testing';
 import sinon from 'sinon';
 import type { BillView } from '../../contract/bill-view.js';
+import { formatAmount } from '../../contract/decimal.js';
+import { acceptedLanguages } from '../../contract/languages.js';
 import { renderCheckout } from '../../server/http/render/checkout.js';
 import type { BillCheckout } from '../../widget/bill-checkout.js';
 import { noViolations } from './axe-check.js';
@@ -103,10 +105,19 @@ describe('bill-checkout takes over the server\'s markup', () => {
       expect(before.has(name), `${name} is drawn by the server`).to.equal(true);
     }
 
-    // The BFF's read of the bill (its answer as the BFF sends it), and its event stream.
-    const fetch = sinon.stub(globalThis, 'fetch').callsFake(async () => new Response(JSON.stringify(bill), {
-      headers: { 'content-type': 'application/json', 'x-server-time': String(Date.now()) },
-    }));
+    // The BFF's read of the bill, as the BFF answers it (server/http/amount-display.ts): the amounts
+    // formatted in the language the read asks for (Accept-Language), and its event stream.
+    const english = { locale: 'en', billAmount: formatAmount(bill.billAmount, 'en', bill.currency), requireGCAmount: formatAmount(bill.requireGCAmount!, 'en') };
+    const fetch = sinon.stub(globalThis, 'fetch').callsFake(async (_input, init) => {
+      const [language] = acceptedLanguages(new Headers(init?.headers).get('accept-language'));
+      const display = language === 'en' ? english : undefined;
+      return new Response(JSON.stringify(display ? { ...bill, display } : bill), {
+        headers: { 'content-type': 'application/json', 'x-server-time': String(Date.now()) },
+      });
+    });
+    // A phone's first Intl.NumberFormat takes 50–120 ms of its main thread: the element formats
+    // nothing itself when the BFF has formatted the amounts in its language.
+    const formats = sinon.spy(Intl, 'NumberFormat');
     QuietEventSource.opened = [];
     globalThis.EventSource = QuietEventSource as unknown as typeof EventSource;
     const statusEvents: BillView[] = [];
@@ -128,6 +139,8 @@ describe('bill-checkout takes over the server\'s markup', () => {
     expect(el.shadowRoot!.querySelector('.print'), 'the server\'s expiry line is gone: taken over').to.equal(null);
     expect(fetch.callCount).to.equal(1);
     expect(String(fetch.firstCall.args[0])).to.equal('/api/bills/B1?token=T1');
+    expect(new Headers(fetch.firstCall.args[1]?.headers).get('accept-language'), 'the read asks for the element\'s language').to.equal('en');
+    expect(formats.callCount, 'no Intl.NumberFormat of its own').to.equal(0);
     expect(QuietEventSource.opened).to.deep.equal(['/api/bills/B1/events?token=T1']);
 
     const taken = qrCodes(el);
