@@ -10,8 +10,8 @@
 import { expect } from '@open-wc/testing';
 import sinon from 'sinon';
 import type { BillView } from '../../contract/bill-view.js';
-import { formatAmount } from '../../contract/decimal.js';
 import { acceptedLanguages } from '../../contract/languages.js';
+import { amountDisplay } from '../../server/http/amount-display.js';
 import { renderCheckout } from '../../server/http/render/checkout.js';
 import type { BillCheckout } from '../../widget/bill-checkout.js';
 import { noViolations } from './axe-check.js';
@@ -105,12 +105,13 @@ describe('bill-checkout takes over the server\'s markup', () => {
       expect(before.has(name), `${name} is drawn by the server`).to.equal(true);
     }
 
-    // The BFF's read of the bill, as the BFF answers it (server/http/amount-display.ts): the amounts
-    // formatted in the language the read asks for (Accept-Language), and its event stream.
-    const english = { locale: 'en', billAmount: formatAmount(bill.billAmount, 'en', bill.currency), requireGCAmount: formatAmount(bill.requireGCAmount!, 'en') };
+    // The BFF's read of the bill, and its event stream. The read carries the amounts as the BFF
+    // formats them (its own amountDisplay), made here before the count of Intl.NumberFormat below
+    // and sent only to a read that asks for their language (Accept-Language), as the BFF does.
+    const english = amountDisplay(bill, 'en')!;
     const fetch = sinon.stub(globalThis, 'fetch').callsFake(async (_input, init) => {
       const [language] = acceptedLanguages(new Headers(init?.headers).get('accept-language'));
-      const display = language === 'en' ? english : undefined;
+      const display = language === english.locale ? english : undefined;
       return new Response(JSON.stringify(display ? { ...bill, display } : bill), {
         headers: { 'content-type': 'application/json', 'x-server-time': String(Date.now()) },
       });
