@@ -62,6 +62,9 @@ export async function runAbuse(t: TestContext, o: { limit: number; sseCap: numbe
   const events = `${w.base}/api/bills/${bill.billId}/events?token=${encodeURIComponent(bill.token)}`;
   const read = `${w.base}/api/bills/${bill.billId}?token=${encodeURIComponent(bill.token)}`;
   const controllers: AbortController[] = [];
+  // Held streams stay referenced: undici cancels the body of a Response that is garbage collected
+  // unread, which closes its socket and frees its place while the flood is still arriving.
+  const held: Response[] = [];
   const statuses: number[] = [];
   const flood = Array.from({ length: o.sseAttempts }, async () => {
     const ac = new AbortController();
@@ -69,7 +72,8 @@ export async function runAbuse(t: TestContext, o: { limit: number; sseCap: numbe
     try {
       const res = await fetch(events, { signal: ac.signal });
       statuses.push(res.status);
-      if (res.status !== 200) await res.text();
+      if (res.status === 200) held.push(res);
+      else await res.text();
     } catch {
       statuses.push(0);
     }
@@ -92,6 +96,7 @@ export async function runAbuse(t: TestContext, o: { limit: number; sseCap: numbe
   const streamed = statuses.filter((s) => s === 200).length;
   const refusedStreams = statuses.filter((s) => s === 503).length;
   for (const ac of controllers) ac.abort();
+  held.length = 0;
 
   // Once the streams are gone, their places are free again: wait for the server to see them close.
   let afterFloodOpens = false;
