@@ -57,6 +57,8 @@ export default {
   // 3 min 20 s one engine after another; the tests run on fake clocks, so the load does not show in them).
   concurrency: 1,
   concurrentBrowsers: 3,
+  // WebKit's launcher may replace a hung MiniBrowser before the page opens (test/engines/launchers.mjs).
+  browserStartTimeout: 60_000,
   middleware: [unavailableFiles],
   testFramework: { config: { timeout: 10_000 } },
   plugins: [

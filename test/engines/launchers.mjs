@@ -7,6 +7,19 @@ import * as puppeteerCore from 'puppeteer-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, FIREFOX_PATH, selectedEngines } from './engines.mjs';
 import { startWebKitDriver, webkitCapabilities } from './webkit-driver.mjs';
 
+// MiniBrowser opens a test page in 0.1–1 s. Once (session 18's CI) a navigation never ended: the
+// library sends it without waiting, so wdio's own 120 s abort became an uncaught rejection that
+// stopped the whole runner. Past this deadline the browser is replaced and the page opened again.
+const OPEN_PAGE_MS = 20_000;
+
+/** Rejects when `promise` has not settled within `ms`; a later rejection of `promise` is ignored. */
+function within(promise, ms, what) {
+  promise.catch(() => undefined);
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took more than ${ms / 1000} s`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** WebdriverLauncher that owns its WebKitWebDriver: started before the first session, stopped with the runner. */
 class WebKitLauncher extends WebdriverLauncher {
   constructor() {
@@ -18,6 +31,35 @@ class WebKitLauncher extends WebdriverLauncher {
     this.options.port = this.server.port;
     await super.initialize(config, testFiles);
     this.name = 'WebKit';
+  }
+
+  /** Opens the test page and waits for it (the library does not), in a new MiniBrowser if the first one hangs. */
+  async startSession(id, url) {
+    await this.ensureManagerInitialized();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await within(this.driverManager.startSession(id, url), OPEN_PAGE_MS, 'opening the test page');
+      } catch (error) {
+        // Not left to the next test file either way.
+        await this.replaceBrowser();
+        if (attempt === 2) throw new Error(`${error.message}, in two MiniBrowsers one after the other`);
+        process.stderr.write(`WebKit: ${error.message}; opening it again in a new MiniBrowser\n`);
+      }
+    }
+  }
+
+  /**
+   * A new WebKitWebDriver, Xvfb and MiniBrowser: the old ones may not answer, so they are ended, not
+   * asked (wdio then logs its retry of the old navigation failing with ECONNREFUSED: expected).
+   */
+  async replaceBrowser() {
+    clearInterval(this.pendingHeartbeat);
+    this.driver = undefined;
+    this.driverManager = undefined;
+    await this.server.stop();
+    this.server = await startWebKitDriver();
+    this.options.port = this.server.port;
+    await this.ensureManagerInitialized();
   }
 
   async stop() {
