@@ -60,10 +60,11 @@ const root = new URL('../', import.meta.url);
 const serverEntry = new URL('dist/server/server/index.js', root);
 if (!existsSync(serverEntry)) await build();
 else if (!existsSync(widgetFile)) await buildWidget();
-const [{ staticFiles }, { orderTicket }, { renderCheckout }] = await Promise.all([
+const [{ staticFiles }, { orderTicket }, { renderCheckout }, { qrCode, qrSvg }] = await Promise.all([
   importTs('server/process/static-files.ts'),
   importTs('server/domain/orders/order-ticket.ts'),
   import(serverEntry.href),
+  importTs('server/http/render/qr-images.ts'),
 ]);
 // Issue 34's goals: the server-rendered page's QR painted (and pay button ready) at most this, and within
 // this ratio of the page alone measured in the same run.
@@ -92,6 +93,13 @@ async function createBill() {
   });
   if (status !== 201) throw new Error(`the page's create answered ${status}: ${body}`);
   return { orderId, bill: JSON.parse(body) };
+}
+
+/** The QR-in-HTML floor page's URL: the QR code of a bill created now, alone in the page (untimed). */
+async function qrInHtmlUrl() {
+  const { orderId, bill } = await createBill();
+  heldBills.set(orderId, bill);
+  return `${bff.url}/phone/qr-in-html.html?bill=${encodeURIComponent(orderId)}`;
 }
 
 /** The server-rendered page's URL for a bill created now, before the navigation (untimed). */
@@ -135,6 +143,15 @@ const bff = await startBff({
       heldBills.delete(key);
       const checkout = await renderCheckout(bill, { token: bill.token, mode: c.req.query('mode') === 'qr' ? 'qr' : 'button', locale: 'en' });
       return pageAnswer(c.req.raw, pages['server-rendered']({ checkout }));
+    });
+    // The floor under it: the same bill's QR code as the server draws it (15rem wide, as the card's
+    // is on a phone), alone in the page.
+    app.get('/phone/qr-in-html.html', (c) => {
+      const key = c.req.query('bill') ?? '';
+      const bill = heldBills.get(key);
+      if (!bill) return c.text('no such bill', 404);
+      heldBills.delete(key);
+      return pageAnswer(c.req.raw, pages['qr-in-html']({ svg: qrSvg(qrCode(bill.billUrl), 240) }));
     });
   },
 });
@@ -187,7 +204,11 @@ try {
   const views = { qr: { selector: '[part~="qr"]', end: 'nav_to_painted' }, button: { selector: '[part~="pay-button"]', end: 'nav_to_ready' } };
   const pageFiles = { script_tag: 'script-tag', pre_created: 'pre-created', server_rendered: 'server-rendered' };
   // The same page with no checkout, in the same rounds: what the server-rendered page is read against.
-  const variants = [{ name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } }];
+  const variants = [
+    { name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } },
+    // Issue 34's floor, in the same rounds: a QR code in the HTML and nothing else of a checkout.
+    { name: 'qr_in_html', prepare: qrInHtmlUrl, probe: { selector: 'main > svg' } },
+  ];
   for (const [page, file] of Object.entries(pageFiles)) {
     for (const [view, { selector }] of Object.entries(views)) {
       const mode = view === 'qr' ? 'qr' : 'auto';
@@ -208,6 +229,12 @@ try {
   navMedians.page_alone = quantile(pageAlone.map((r) => r.paintedAt), 0.5);
   medianAndP95('phone.page_alone.nav_to_painted', pageAlone.map((r) => r.paintedAt));
   medianAndP95('phone.page_alone.html', pageAlone.map((r) => r.htmlEnd));
+  const qrInHtml = navigation.qr_in_html;
+  delete navigation.qr_in_html;
+  navMedians.qr_in_html = quantile(qrInHtml.map((r) => r.paintedAt), 0.5);
+  medianAndP95('phone.qr_in_html.nav_to_painted', qrInHtml.map((r) => r.paintedAt));
+  // What the 10 % goal leaves a checkout, read in this run: the bare QR code's own share of it.
+  report('phone.qr_in_html.ratio_to_page_alone', navMedians.qr_in_html / navMedians.page_alone, 'ratio');
   for (const [name, results] of Object.entries(navigation)) {
     const [page, view] = name.split('.');
     const key = `phone.${name}`;
@@ -226,6 +253,8 @@ try {
       medianAndP95(`${key}.taken_over_at`, results.map((r) => r.takenOverAt));
       // Against the page alone, visited in the same rounds (medians).
       report(`${key}.ratio_to_page_alone`, navMedians[name] / navMedians.page_alone, 'ratio');
+      // And against the floor: what the card around the QR code costs beyond the code itself.
+      report(`${key}.ratio_to_qr_in_html`, navMedians[name] / navMedians.qr_in_html, 'ratio');
       continue;
     }
     medianAndP95(`${key}.script`, results.map((r) => scriptEnd(r) - r.htmlEnd));

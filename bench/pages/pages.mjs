@@ -69,6 +69,9 @@ export const pages = {
   // (renderCheckout: the card in a declarative shadow root, the QR code as inline SVG), the drop-in's
   // script after it to take it over.
   'server-rendered': ({ checkout }) => page({ checkout, script: '/bill-checkout.js' }),
+  // Issue 34's floor: the least a QR code in the HTML can be. The server's SVG of it (qr-images.ts)
+  // straight in the page: no shadow root, style, text or script around it.
+  'qr-in-html': ({ svg }) => page({ checkout: svg }),
   // The same page with the floor under the drop-in (bench/pages/lit-qr-floor.ts, served at /floor/).
   'lit-qr-floor': ({ billId, token, mode }) => preCreated({ billId, token, mode, script: '/floor/bill-checkout.js' }),
 };
