@@ -43,7 +43,9 @@ test('renderCheckout: the card in a declarative shadow root, every value the ser
     currency: 'USD', requireGCAmount: '0.0123', expiredOn: Date.UTC(2026, 10, 26, 14, 32), status: 1, statusName: hostile,
     isFinal: false, outcome: 'pending' as const, dateTime: null,
   };
-  const markup = await renderCheckout(bill, { token: 'tok&"<', now: Date.UTC(2026, 10, 26, 14, 17), goldUnit: 'g' });
+  // Every render is at a fixed time, 15 minutes before the bill expires: not at the test's own hour.
+  const now = Date.UTC(2026, 10, 26, 14, 17);
+  const markup = await renderCheckout(bill, { token: 'tok&"<', now, goldUnit: 'g' });
   assert.match(markup, /^<bill-checkout bill-id="B&#60;img src=x onerror=alert\(1\)&#62;&#34;&#39;&#38;" token="tok&#38;&#34;&#60;" mode="qr" locale="en" gold-unit="g"><template shadowrootmode="open"><style>/);
   assert.doesNotMatch(markup, /<img|<script|onerror=alert\(1\)>/i, 'nothing the service sent becomes markup');
   assert.match(markup, /<p part="amount">\$12,500\.50<\/p>/);
@@ -55,18 +57,18 @@ test('renderCheckout: the card in a declarative shadow root, every value the ser
   assert.match(markup, /<noscript><a part="status-link" href="\/api\/bills\/B%3Cimg%20src%3Dx%20onerror%3Dalert\(1\)%3E%22&#39;%26\/status\.html\?token=tok%26%22%3C">Check the payment status<\/a><\/noscript>/);
   assert.doesNotMatch(markup, /statusName|Pending/);
 
-  const button = await renderCheckout(bill, { token: 't', mode: 'button', locale: 'id', endpoint: 'https://pay.shop.example/api', cancellable: true });
+  const button = await renderCheckout(bill, { token: 't', now, mode: 'button', locale: 'id', endpoint: 'https://pay.shop.example/api', cancellable: true });
   assert.match(button, /<a part="pay-button" class="primary" href="https:\/\/pay\.example\/bill\/B1\?a=1&#38;b=2">Bayar sekarang<\/a>/);
   assert.match(button, / endpoint="https:\/\/pay\.shop\.example\/api" mode="button" locale="id" cancellable>/);
   assert.match(button, /<button part="cancel-button" data-focus>Batalkan<\/button>/);
   assert.doesNotMatch(button, /part="qr"/);
 
-  const paid = await renderCheckout({ ...bill, isFinal: true, outcome: 'paid', status: 2 }, { token: 't' });
+  const paid = await renderCheckout({ ...bill, isFinal: true, outcome: 'paid', status: 2 }, { token: 't', now });
   assert.match(paid, /<h2 part="heading" tabindex="-1" data-focus>Payment received<\/h2>/);
   assert.doesNotMatch(paid, /gold-amount|No money/);
-  const failed = await renderCheckout({ ...bill, isFinal: true, outcome: 'failed', status: 3 }, { token: 't' });
+  const failed = await renderCheckout({ ...bill, isFinal: true, outcome: 'failed', status: 3 }, { token: 't', now });
   assert.match(failed, /<p part="money">No money was taken\.<\/p>/);
-  const unsafe = await renderCheckout({ ...bill, billUrl: 'javascript:alert(1)' }, { token: 't' });
+  const unsafe = await renderCheckout({ ...bill, billUrl: 'javascript:alert(1)' }, { token: 't', now });
   assert.match(unsafe, /<p part="error" class="strong">This payment link is not safe\.<\/p>/);
   assert.doesNotMatch(unsafe, /javascript:/);
 });
