@@ -95,18 +95,20 @@ async function createBill() {
   return { orderId, bill: JSON.parse(body) };
 }
 
-/** The QR-in-HTML floor page's URL: the QR code of a bill created now, alone in the page (untimed). */
-async function qrInHtmlUrl() {
+/** The URL of `page` (a route below) for a bill created now, before the navigation (untimed). */
+async function heldBillUrl(page, query = '') {
   const { orderId, bill } = await createBill();
   heldBills.set(orderId, bill);
-  return `${bff.url}/phone/qr-in-html.html?bill=${encodeURIComponent(orderId)}`;
+  return `${bff.url}/phone/${page}.html?${query}bill=${encodeURIComponent(orderId)}`;
 }
+const serverRenderedUrl = (view) => heldBillUrl('server-rendered', `mode=${view}&`);
 
-/** The server-rendered page's URL for a bill created now, before the navigation (untimed). */
-async function serverRenderedUrl(view) {
-  const { orderId, bill } = await createBill();
-  heldBills.set(orderId, bill);
-  return `${bff.url}/phone/server-rendered.html?mode=${view}&bill=${encodeURIComponent(orderId)}`;
+/** The bill a held-bill URL names, taken out of the held ones (each is visited once), or undefined. */
+function takeHeldBill(c) {
+  const key = c.req.query('bill') ?? '';
+  const bill = heldBills.get(key);
+  heldBills.delete(key);
+  return bill;
 }
 
 let staticsReady;
@@ -137,20 +139,16 @@ const bff = await startBff({
     // renderCheckout in its own process (README, "A checkout in the first HTML", the Node form): a
     // phone gets the pay button.
     app.get('/phone/server-rendered.html', async (c) => {
-      const key = c.req.query('bill') ?? '';
-      const bill = heldBills.get(key);
+      const bill = takeHeldBill(c);
       if (!bill) return c.text('no such bill', 404);
-      heldBills.delete(key);
       const checkout = await renderCheckout(bill, { token: bill.token, mode: c.req.query('mode') === 'qr' ? 'qr' : 'button', locale: 'en' });
       return pageAnswer(c.req.raw, pages['server-rendered']({ checkout }));
     });
     // The floor under it: the same bill's QR code as the server draws it (15rem wide, as the card's
     // is on a phone), alone in the page.
     app.get('/phone/qr-in-html.html', (c) => {
-      const key = c.req.query('bill') ?? '';
-      const bill = heldBills.get(key);
+      const bill = takeHeldBill(c);
       if (!bill) return c.text('no such bill', 404);
-      heldBills.delete(key);
       return pageAnswer(c.req.raw, pages['qr-in-html']({ svg: qrSvg(qrCode(bill.billUrl), 240) }));
     });
   },
@@ -207,7 +205,7 @@ try {
   const variants = [
     { name: 'page_alone', url: `${peerServer.url}/page-alone.html`, probe: { selector: 'main > p' } },
     // Issue 34's floor, in the same rounds: a QR code in the HTML and nothing else of a checkout.
-    { name: 'qr_in_html', prepare: qrInHtmlUrl, probe: { selector: 'main > svg' } },
+    { name: 'qr_in_html', prepare: () => heldBillUrl('qr-in-html'), probe: { selector: 'main > svg' } },
   ];
   for (const [page, file] of Object.entries(pageFiles)) {
     for (const [view, { selector }] of Object.entries(views)) {
