@@ -6,7 +6,8 @@ import { parseFaults } from './faults.js';
 import type { Sandbox } from './types.js';
 
 type Controls = Pick<
-  Sandbox, 'pay' | 'decline' | 'expire' | 'setFaults' | 'resetFaults' | 'faults' | 'stats' | 'clock' | 'setClockOffset' | 'reset'
+  Sandbox,
+  'pay' | 'decline' | 'expire' | 'setFaults' | 'resetFaults' | 'faults' | 'stats' | 'clock' | 'setClockOffset' | 'reset' | 'forget'
 >;
 
 async function jsonOf(req: Request): Promise<unknown> {
@@ -48,6 +49,11 @@ export function controlRoutes(sandbox: Controls): Hono {
 
   app.post('/reset', () => {
     sandbox.reset();
+    return ok(null);
+  });
+
+  app.post('/forget', () => {
+    sandbox.forget();
     return ok(null);
   });
 

@@ -5,7 +5,7 @@ import type { CustomerBook } from './customers.js';
 import type { Dialect } from './dialect.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { TimerSet } from './timers.js';
-import type { Faults, SandboxStats } from './types.js';
+import type { Faults, Op, Refusal, SandboxStats } from './types.js';
 
 export interface Core {
   key: string;
@@ -21,6 +21,10 @@ export interface Core {
   callbacks: CallbackSender;
   customers: CustomerBook;
   faults: () => Faults;
+  /** Removes and returns the first of the operation's queued refusals (the `refusals` fault). */
+  takeRefusal: (op: Op) => Refusal | undefined;
+  /** True, and one less to go, when the `createResetAfterMade` fault is still counting. */
+  takeCreateReset: () => boolean;
   stats: SandboxStats;
   /** Counts requests per operation for the `rateLimit` fault. */
   limiter: RateLimiter;

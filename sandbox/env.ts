@@ -3,6 +3,7 @@
 import { isDecimal } from '../contract/decimal.js';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { SANDBOX_SIGNERS, STATUS_KEYS, resolveDialect, type Dialect, type StatusCodes, type StatusKey } from './dialect.js';
+import { FIELDS } from './list-query.js';
 import { OPS, type Faults, type Op, type SandboxOptions } from './types.js';
 
 type Env = Record<string, string | undefined>;
@@ -63,6 +64,18 @@ function rateLimit(env: Env): Partial<Record<Op, number>> | undefined {
     out[op as Op] = Number(m[2]);
   }
   return out;
+}
+
+/** `merchantReference,billId`: the `listRefusedFilters` fault, status-record field names. */
+function refusedFilters(env: Env): string[] | undefined {
+  const v = text(env, 'SANDBOX_LIST_REFUSED_FILTERS');
+  if (v === undefined) return undefined;
+  const names = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.find((n) => !(FIELDS as readonly string[]).includes(n));
+  if (unknown !== undefined) {
+    throw new SandboxConfigError(`SANDBOX_LIST_REFUSED_FILTERS must be comma-separated field names of ${FIELDS.join(', ')}, e.g. "merchantReference"; got "${unknown}"`);
+  }
+  return names;
 }
 
 function statuses(env: Env): Partial<StatusCodes> | undefined {
@@ -141,6 +154,12 @@ function initialFaults(env: Env): Partial<Faults> {
   if (payOnCreate !== undefined) faults.payOnCreate = payOnCreate;
   const afterCallback = flag(env, 'SANDBOX_CREATE_ANSWER_AFTER_CALLBACK');
   if (afterCallback !== undefined) faults.createAnswerAfterCallback = afterCallback;
+  const resets = whole(env, 'SANDBOX_CREATE_RESET_AFTER_MADE', 0, 1000);
+  if (resets !== undefined) faults.createResetAfterMade = resets;
+  const refused = refusedFilters(env);
+  if (refused) faults.listRefusedFilters = refused;
+  const recordOffset = signedMs(env, 'SANDBOX_RECORD_DATE_TIME_OFFSET_MS');
+  if (recordOffset !== undefined) faults.recordDateTimeOffsetMs = recordOffset;
   return faults;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { STATUS_KEYS, type Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
+import { FIELDS } from './list-query.js';
 import type { Faults, Lie, Op, StatusRecordWire } from './types.js';
 import { NumberText } from './wire.js';
 
@@ -29,6 +30,10 @@ export function noFaults(): Faults {
     maxPageSize: null,
     dateHeaderOffsetMs: 0,
     expiredOnUnit: 'ms',
+    createResetAfterMade: 0,
+    refusals: {},
+    listRefusedFilters: [],
+    recordDateTimeOffsetMs: 0,
   };
 }
 
@@ -59,6 +64,19 @@ const lies = z.strictObject({
   requery: z.strictObject({ ...lieMembers, status: z.enum(STATUS_KEYS).optional() }).optional(),
 });
 
+const refusal = z.strictObject({
+  status: z.number().int().min(400).max(599),
+  retryAfterS: z.number().int().min(0).max(3600).optional(),
+  html: z.boolean().optional(),
+  code: z.number().int().optional(),
+}).refine((r) => !(r.html === true && r.code !== undefined), 'an HTML page has no envelope, so no code');
+const refusalQueue = z.array(refusal).max(1000);
+const perOpRefusals = z.strictObject({
+  create: refusalQueue.optional(), list: refusalQueue.optional(), requery: refusalQueue.optional(),
+  cancel: refusalQueue.optional(), bind: refusalQueue.optional(),
+});
+const recordField = z.string().refine((name) => (FIELDS as readonly string[]).includes(name), `must be one of ${FIELDS.join(', ')}`);
+
 const faultsPatch = z.strictObject({
   latencyMs: ms.optional(),
   errorRate: perOp.optional(),
@@ -82,6 +100,10 @@ const faultsPatch = z.strictObject({
   maxPageSize: z.number().int().min(1).max(1000).nullable().optional(),
   dateHeaderOffsetMs: z.number().int().min(-MAX_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS).optional(),
   expiredOnUnit: z.enum(['ms', 's']).optional(),
+  createResetAfterMade: z.number().int().min(0).max(1000).optional(),
+  refusals: perOpRefusals.optional(),
+  listRefusedFilters: z.array(recordField).max(100).optional(),
+  recordDateTimeOffsetMs: z.number().int().min(-MAX_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS).optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */
@@ -104,7 +126,13 @@ export function mergeFaults(base: Faults, patch: Partial<Faults>): Faults {
     malformedRate: { ...base.malformedRate, ...patch.malformedRate },
     lies: { ...base.lies, ...patch.lies },
     rateLimit: { ...base.rateLimit, ...patch.rateLimit },
+    refusals: { ...base.refusals, ...patch.refusals },
   };
+}
+
+/** The record as a service whose stored `dateTime` is `offsetMs` off states it. */
+export function shiftDateTime(record: StatusRecordWire, offsetMs: number): StatusRecordWire {
+  return offsetMs === 0 ? record : { ...record, dateTime: record.dateTime + offsetMs };
 }
 
 export function roll(random: () => number, rate: number | undefined): boolean {

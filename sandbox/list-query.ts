@@ -41,12 +41,19 @@ function obj(v: unknown, where: string): Record<string, unknown> | undefined {
 /**
  * Validates the request body; unknown names and matchTypes are refused with 1003. With
  * `maxPageSize` (the fault) a larger `paging.size` is refused too; without it sizes above
- * MAX_PAGE_SIZE are capped.
+ * MAX_PAGE_SIZE are capped. A filter on one of `refusedFilters` (the `listRefusedFilters` fault)
+ * is refused before anything else is looked at.
  */
-export function parseListQuery(body: unknown, pageBase: 0 | 1, maxPageSize: number | null = null): ListQuery {
+export function parseListQuery(
+  body: unknown, pageBase: 0 | 1, maxPageSize: number | null = null, refusedFilters: readonly string[] = [],
+): ListQuery {
   const b = obj(body, 'body') ?? {};
   const rawFilters = b.filters ?? [];
   if (!Array.isArray(rawFilters)) invalid('filters must be an array');
+  for (const f of rawFilters as unknown[]) {
+    const name = (f as { name?: unknown } | null)?.name;
+    if (typeof name === 'string' && refusedFilters.includes(name)) invalid(`filters: ${JSON.stringify(name)} cannot be filtered on`);
+  }
   const filters = rawFilters.map((f: unknown, i): Filter => {
     const o = obj(f, `filters[${i}]`) ?? invalid(`filters[${i}] must be an object`);
     const { value, matchType } = o;

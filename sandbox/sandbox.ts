@@ -10,7 +10,7 @@ import type { Core } from './core.js';
 import { CustomerBook } from './customers.js';
 import { resolveDialect } from './dialect.js';
 import { failFrom } from './envelope.js';
-import { mergeFaults, noFaults, parseFaults } from './faults.js';
+import { mergeFaults, noFaults, parseFaults, shiftDateTime } from './faults.js';
 import { payRoutes } from './pay-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { serviceRoutes } from './service-routes.js';
@@ -22,7 +22,7 @@ export {
   type StatusKey,
 } from './dialect.js';
 export type {
-  CallbackAttempt, Faults, Lie, Op, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
+  CallbackAttempt, Faults, Lie, Op, Refusal, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
 } from './types.js';
 
 function perOp(): Record<Op, number> {
@@ -75,7 +75,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     currency: options.currency ?? 'USD',
     gcRate,
     statusNames: dialect.statusNames,
-    onFinal: (bill) => callbacks.send(bill.callbackUrl, statusRecord(bill, dialect)),
+    onFinal: (bill) => callbacks.send(bill.callbackUrl, shiftDateTime(statusRecord(bill, dialect), faults.recordDateTimeOffsetMs)),
   });
 
   const customers = new CustomerBook();
@@ -91,6 +91,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     book,
     customers,
     faults: () => faults,
+    takeRefusal: (op) => {
+      const [first, ...rest] = faults.refusals[op] ?? [];
+      if (first) faults = { ...faults, refusals: { ...faults.refusals, [op]: rest } };
+      return first;
+    },
+    takeCreateReset: () => {
+      if (faults.createResetAfterMade <= 0) return false;
+      faults = { ...faults, createResetAfterMade: faults.createResetAfterMade - 1 };
+      return true;
+    },
     get stats() {
       return stats;
     },
@@ -130,6 +140,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       stats = emptyStats();
       limiter.clear();
       clock.offsetMs = startOffsetMs;
+    },
+    forget: () => {
+      // Every callback under way is of a forgotten bill.
+      callbacks.stop();
+      book.clear();
     },
     events,
     idle: () => callbacks.idle(),

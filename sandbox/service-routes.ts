@@ -1,14 +1,16 @@
 // The service's operations (spec section 4), relative to where the sandbox is mounted.
-import { Hono } from 'hono';
-import { statusRecord } from './bills.js';
+import { Hono, type Context } from 'hono';
+import { type Bill, statusRecord } from './bills.js';
+import { resetConnection } from './connection-reset.js';
 import type { Core } from './core.js';
 import { routePattern } from './dialect.js';
 import { parseCreateBody } from './create-input.js';
 import { Code, SandboxError, fail, failFrom, jsonResponse, okText } from './envelope.js';
-import { lieInCreated, lieInRecord, roll, rollFor } from './faults.js';
+import { lieInCreated, lieInRecord, roll, rollFor, shiftDateTime } from './faults.js';
 import { parseListQuery, runListQuery } from './list-query.js';
+import { refusalResponse } from './refusals.js';
 import { verifyRequest } from './signature.js';
-import type { Faults, Op } from './types.js';
+import type { Faults, Op, StatusRecordWire } from './types.js';
 import { NumberText } from './wire.js';
 
 const CREATE_PATH = '/v1/bill/create';
@@ -40,12 +42,16 @@ function billIdOf(body: unknown): string {
 }
 
 /** Faults, authentication, errors and the envelope around one operation. */
-async function operation(core: Core, op: Op, req: Request, run: (body: string, f: Faults) => unknown): Promise<Response> {
+async function operation(core: Core, op: Op, c: Context, run: (body: string, f: Faults) => unknown): Promise<Response> {
+  const req = c.req.raw;
   core.stats.calls[op]++;
   const f = core.faults();
   // The limit is the gateway's, in front of everything: a refused request waits for no latency,
-  // is not authenticated and does nothing.
-  if (core.limiter.refuse(op, f.rateLimit[op])) {
+  // is not authenticated and does nothing. It counts every request, those refused below too.
+  const throttled = core.limiter.refuse(op, f.rateLimit[op]);
+  const refusal = core.takeRefusal(op);
+  if (refusal) return refusalResponse(refusal);
+  if (throttled) {
     core.stats.throttled[op]++;
     const res = fail(Code.rateLimited, `Rate limit exceeded: ${f.rateLimit[op]} ${op} requests per second`);
     res.headers.set('retry-after', String(f.retryAfterS));
@@ -66,6 +72,7 @@ async function operation(core: Core, op: Op, req: Request, run: (body: string, f
   } catch (err) {
     return failFrom(err);
   }
+  if (op === 'create' && core.takeCreateReset()) return resetConnection(c);
   if (op === 'create' && roll(core.random, f.createLostResponseRate)) {
     await core.timers.sleep(f.hangMs);
     return fail(Code.internal, 'Injected lost response', 503);
@@ -78,9 +85,12 @@ async function operation(core: Core, op: Op, req: Request, run: (body: string, f
 export function serviceRoutes(core: Core): Hono {
   const app = new Hono();
   const { dialect } = core;
+  // The service's records, with `dateTime` as far off as the recordDateTimeOffsetMs fault says.
+  const stated = (bill: Bill, f: Faults, dateTime?: 'created'): StatusRecordWire =>
+    shiftDateTime(statusRecord(bill, dialect, dateTime), f.recordDateTimeOffsetMs);
 
   app.post(CREATE_PATH, (c) =>
-    operation(core, 'create', c.req.raw, async (body, f) => {
+    operation(core, 'create', c, async (body, f) => {
       requireJsonType(c.req.raw);
       const bill = core.book.create(parseCreateBody(body));
       if (f.payOnCreate) core.book.pay(bill.billId);
@@ -104,37 +114,37 @@ export function serviceRoutes(core: Core): Hono {
   );
 
   app.post('/v1/bills', (c) =>
-    operation(core, 'list', c.req.raw, (body, f) => {
-      const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase, f.maxPageSize);
-      return runListQuery(core.book.replicaAll(f.replicaLagMs).map((b) => statusRecord(b, dialect, 'created')), query);
+    operation(core, 'list', c, (body, f) => {
+      const query = parseListQuery(jsonBody(c.req.raw, body, {}), core.pageBase, f.maxPageSize, f.listRefusedFilters);
+      return runListQuery(core.book.replicaAll(f.replicaLagMs).map((b) => stated(b, f, 'created')), query);
     }),
   );
 
   app.get('/v1/bill/requery', (c) => {
     const billId = c.req.query('billId');
     if (billId) core.stats.requeryByBill[billId] = (core.stats.requeryByBill[billId] ?? 0) + 1;
-    return operation(core, 'requery', c.req.raw, (_body, f) => {
+    return operation(core, 'requery', c, (_body, f) => {
       if (!billId) invalid('billId is required');
-      return lieInRecord(statusRecord(core.book.replica(billId, f.replicaLagMs), dialect), f.lies.requery, dialect);
+      return lieInRecord(stated(core.book.replica(billId, f.replicaLagMs), f), f.lies.requery, dialect);
     });
   });
 
   // With {billId} in the path the id comes from there and a body, if any, is only signed.
   const idInPath = dialect.cancel.path.includes('{billId}');
   app.on(dialect.cancel.method, routePattern(dialect.cancel.path), (c) =>
-    operation(core, 'cancel', c.req.raw, (body, f) => {
+    operation(core, 'cancel', c, (body, f) => {
       const billId = idInPath ? c.req.param('billId') : billIdOf(jsonBody(c.req.raw, body));
       if (!billId) invalid('billId is required');
       // A no-op is refused where a real cancel is (unknown or final bill); otherwise it answers the
       // record as cancelled while the book, and so the callbacks, stay as they were.
       const bill = core.book.pending(billId);
-      if (roll(core.random, f.cancelNoOpRate)) return statusRecord({ ...bill, status: 'cancelled', updatedAt: core.now() }, dialect);
-      return statusRecord(core.book.cancel(billId), dialect);
+      if (roll(core.random, f.cancelNoOpRate)) return stated({ ...bill, status: 'cancelled', updatedAt: core.now() }, f);
+      return stated(core.book.cancel(billId), f);
     }),
   );
 
   app.on(dialect.bind.method, dialect.bind.path, (c) =>
-    operation(core, 'bind', c.req.raw, (body) => ({ [dialect.bind.idField]: core.customers.bind(jsonBody(c.req.raw, body)) })),
+    operation(core, 'bind', c, (body) => ({ [dialect.bind.idField]: core.customers.bind(jsonBody(c.req.raw, body)) })),
   );
 
   return app;

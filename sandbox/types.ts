@@ -18,6 +18,18 @@ export interface Lie {
   expiredOn?: number;
 }
 
+/** One answer of the `refusals` fault: what an edge or the service says instead of serving. */
+export interface Refusal {
+  /** HTTP status, 400..599. */
+  status: number;
+  /** Whole seconds in a `Retry-After` header; none when absent. */
+  retryAfterS?: number;
+  /** An HTML page, as a load balancer in front of the service answers, instead of an envelope. */
+  html?: boolean;
+  /** Envelope code; default 1006 for 429, 1001 for 401, 1500 for 5xx, 1003 for other 4xx. */
+  code?: number;
+}
+
 export interface Faults {
   /** Added to every service operation. */
   latencyMs: number;
@@ -67,6 +79,14 @@ export interface Faults {
   dateHeaderOffsetMs: number;
   /** Unit of `expiredOn` in the create answer; the bill expires at its true time either way. */
   expiredOnUnit: 'ms' | 's';
+  /** The next N creates make the bill, then reset the connection without an answer; each one counts down. */
+  createResetAfterMade: number;
+  /** Per operation, answers given in turn (each request takes the first) before anything is done. */
+  refusals: Partial<Record<Op, Refusal[]>>;
+  /** Status-record fields a list may not filter on: such a list is refused with 1003. */
+  listRefusedFilters: string[];
+  /** Added to `dateTime` in every status record the service states (requery, cancel, list, callbacks). */
+  recordDateTimeOffsetMs: number;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
@@ -161,6 +181,11 @@ export interface Sandbox {
    * held answers; the clock goes back to `clockOffsetMs`.
    */
   reset(): void;
+  /**
+   * Forgets every bill, as a service restarted with its bills in memory: they are not found and
+   * their pending callbacks are dropped. Clock, faults, stats and customers stay.
+   */
+  forget(): void;
   /** 'callback' events: CustomEvent<CallbackAttempt>, one per attempt. */
   readonly events: EventTarget;
   /** Resolves when no callback is scheduled or in flight. */
