@@ -45,6 +45,8 @@ export function historyDialog(d: HistoryDeps): HistoryDialog {
   function outcome(detail: AdminBillDetail): HTMLElement {
     const box = el('span', {}, el('span', { className: `pill ${detail.local.outcome}` }, a.outcomes[detail.local.outcome]));
     if (detail.local.duplicatePayment) box.append(' ', el('span', { className: 'pill duplicate' }, a.duplicate));
+    if (detail.local.lostAt !== null) box.append(' ', el('span', { className: 'pill lost' }, a.lost));
+    else if (detail.local.orphanedAt !== null) box.append(' ', el('span', { className: 'pill orphan' }, a.orphan));
     return box;
   }
 

@@ -104,6 +104,8 @@ function outcomeCell(local: LocalBill | null): HTMLTableCellElement {
   if (!local) return el('td', {}, el('span', { className: 'note' }, a.notFromShop));
   const cell = el('td', {}, el('span', { className: `pill ${local.outcome}` }, a.outcomes[local.outcome]));
   if (local.duplicatePayment) cell.append(' ', el('span', { className: 'pill duplicate' }, a.duplicate));
+  if (local.lostAt !== null) cell.append(' ', el('span', { className: 'pill lost' }, a.lost));
+  else if (local.orphanedAt !== null) cell.append(' ', el('span', { className: 'pill orphan' }, a.orphan));
   const learned = f.learned(local);
   if (learned) cell.append(learned);
   return cell;

@@ -67,6 +67,10 @@ export interface LocalBill {
   orderCurrency: string | null;
   /** Paid although another bill of the same order was already paid: the customer is owed a refund. */
   duplicatePayment: boolean;
+  /** When the BFF learned the service made this bill for a create whose answer never arrived (never shown; withdrawn); null otherwise. */
+  orphanedAt: number | null;
+  /** When the service answered "not found" for this bill (lost at the service; never used again); null otherwise. */
+  lostAt: number | null;
   /** How the final status was learned; null while pending. */
   finalReason: RequeryReason | null;
   finalAt: number | null;

@@ -7,6 +7,7 @@ import { toBillView } from './domain/bill-view.js';
 import type { BillNotice } from './domain/bill-view.js';
 import { configSecrets } from './config.js';
 import type { Config } from './config.js';
+import { serviceIdentity } from './upstream/service-identity.js';
 import { createBillCreator } from './domain/create/create-bill.js';
 import { createCustomerBinder } from './domain/customers/bind-once.js';
 import { createLogger } from './log.js';
@@ -171,8 +172,10 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     livemode: !config.embeddedSandbox,
     onAttempt: (channel, result, replay) => metrics.noticeAttempt(channel, result, replay),
   });
+  // Which service this process talks to: a bill made at another (a moved database) is never asked about here.
+  const serviceId = serviceIdentity(config.upstream.baseUrl, config.upstream.key);
   const refresher = createRefresher({
-    store, upstream, config, hub, alerts, now, log,
+    store, upstream, config, hub, alerts, now, log, serviceId,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     onBecameFinal: () => noticeWorker.kick(),
     onRequery: (reason, result) => metrics.requery(reason, result),
@@ -193,10 +196,15 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     config, upstream, store, resolveOrder, alerts, time, log, followUps, tickets,
     hookResolvesOrders: hooks.resolveOrder !== undefined,
     refresh: (billId) => refresher.news(billId, { reason: 'create' }),
+    serviceId,
+    unknownAfterMs: 2 * config.upstream.timeoutMs,
+    expiryGraceMs: config.expiryGraceMs,
+    lifetimeFallbackMs: config.maxLifetimeMs,
   });
   const reconciler = createReconciler({
-    store, refresher, now, log,
+    store, refresher, now, log, upstream, serviceId,
     settle: creator.settle,
+    observeLifetime: creator.observeLifetime,
     intervalMs: config.reconcileIntervalMs,
     creatingAgeMs: 2 * config.upstream.timeoutMs,
   });
@@ -214,7 +222,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     },
   });
   const services: Services = {
-    config, store, upstream, refresher, followUps, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker,
+    config, store, upstream, refresher, followUps, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker, alerts,
     channels: noticeChannels({ onFinal, webhook: config.webhook }),
     // The bind is not retried (not idempotent at the service): one timeout, plus room.
     customers: createCustomerBinder({ store, upstream, now, log, leaseMs: config.upstream.timeoutMs + 5_000 }),

@@ -34,6 +34,10 @@ export interface Config {
   embeddedSandbox: boolean;
   upstream: UpstreamConfig;
   statuses: StatusCodes;
+  /** Envelope codes with which the service says it does not know a bill (BILL_NOT_FOUND_CODES); an envelope with HTTP 404 says so too. */
+  notFoundCodes: number[];
+  /** The longest bill lifetime to assume before one is seen, ms (BILL_MAX_LIFETIME_MS): bounds the settling of an unknown create. */
+  maxLifetimeMs: number;
   /** First page index of the service's list (0 or 1). */
   pageBase: 0 | 1;
   databaseUrl: string;
@@ -294,6 +298,8 @@ export function loadConfig(env: Env): Config {
       cancelled: codes(env, 'BILL_CANCELLED_STATUSES', [4]),
       expired: codes(env, 'BILL_EXPIRED_STATUSES', [5]),
     },
+    notFoundCodes: codes(env, 'BILL_NOT_FOUND_CODES', [1004]),
+    maxLifetimeMs: int(env, 'BILL_MAX_LIFETIME_MS', 86_400_000, 60_000),
     pageBase,
     databaseUrl: text(env, 'DATABASE_URL') ?? 'file:data/bill-checkout.sqlite',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 1),

@@ -4,9 +4,16 @@ import type { LogFields, Logger } from '../log.js';
 
 /**
  * `service_clock_disagrees`: a create answer's expiredOn contradicts the service's Date headers
- * (the bill's lifetime was used, not the headers: see ServiceClock).
+ * (the bill's lifetime was used, not the headers: see ServiceClock). `create_settle_abandoned`: a
+ * create of unknown outcome could not be settled within the bound, and its order was released.
+ * `orphan_paid`: a bill the service made for a create whose answer never arrived was paid (a
+ * duplicate payment to refund). `bill_lost_at_service`: the service answered "not found" for a bill
+ * it had made.
  */
-export const ALERT_KINDS = ['create_answer_mismatch', 'requery_answer_mismatch', 'service_clock_disagrees'] as const;
+export const ALERT_KINDS = [
+  'create_answer_mismatch', 'requery_answer_mismatch', 'service_clock_disagrees', 'create_settle_abandoned', 'orphan_paid',
+  'bill_lost_at_service',
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface Alerts {

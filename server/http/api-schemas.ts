@@ -49,6 +49,8 @@ export const localBill = z.object({
   orderAmount: z.string().nullable().describe("The order's amount as the merchant resolved it"),
   orderCurrency: z.string().nullable(),
   duplicatePayment: z.boolean().describe('Paid while another bill of the same order was already paid: refund one'),
+  orphanedAt: ms("When the BFF learned the service made this bill for a create whose answer never arrived (never shown to a customer; withdrawn)").nullable(),
+  lostAt: ms('When the service answered "not found" for this bill (lost at the service: never used again)').nullable(),
   finalReason: requeryReason.nullable().describe('How the final status was learned; null while pending'),
   finalAt: ms('When the bill became final').nullable(),
   createdAt: ms('When the create started'),

@@ -1,3 +1,4 @@
+import type { Alerts } from '../domain/alerts.js';
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { BillCreator } from '../domain/create/create-bill.js';
@@ -21,6 +22,8 @@ export interface Services {
   config: Config;
   store: Store;
   upstream: BillApi;
+  /** Alerts: answers of the service that contradict what we asked or stored, and creates that could not end cleanly. */
+  alerts: Alerts;
   refresher: Refresher;
   /** Follows up news the service has not confirmed (callback, return) and bills reaching their expiry. */
   followUps: Pick<FollowUps, 'afterNews' | 'watchExpiry'>;

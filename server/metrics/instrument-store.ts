@@ -5,7 +5,7 @@ import type { Metrics } from './metrics.js';
 
 /** The methods that write: each resolves once its transaction is durable. */
 export const TIMED_WRITES = [
-  'insertBill', 'completeCreate', 'recordEarlyNews', 'supersede', 'failCreate', 'applyStatus', 'touchChecked', 'claimNotices', 'finishNoticeAttempt',
+  'insertBill', 'completeCreate', 'recordEarlyNews', 'supersede', 'failCreate', 'recordOrphan', 'confirmWithdrawal', 'markLost', 'applyStatus', 'touchChecked', 'claimNotices', 'finishNoticeAttempt',
   'replayNotice', 'replayFailedNotices', 'disableWebhookEndpoint', 'enableWebhookEndpoint', 'claimCustomerBind',
   'completeCustomerBind', 'releaseCustomerBind', 'claimRefresh', 'releaseRefresh',
 ] as const satisfies readonly (keyof Store)[];

@@ -273,6 +273,75 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         WHERE order_id IS NOT NULL AND create_state <> 'failed' AND NOT is_final AND superseded_at IS NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'creates that always end: orphans kept, withdrawals confirmed, bills lost at the service, which service made a bill',
+    // A bill superseded before this step was withdrawn by a cancel the service accepted.
+    sql: `
+      ALTER TABLE bills ADD COLUMN withdraw_confirmed_at BIGINT;
+      ALTER TABLE bills ADD COLUMN orphaned_at BIGINT;
+      ALTER TABLE bills ADD COLUMN lost_at BIGINT;
+      ALTER TABLE bills ADD COLUMN service_id TEXT;
+      UPDATE bills SET withdraw_confirmed_at = superseded_at WHERE superseded_at IS NOT NULL;
+      CREATE INDEX bills_withdrawing ON bills (superseded_at)
+        WHERE create_state = 'created' AND NOT is_final AND superseded_at IS NOT NULL AND withdraw_confirmed_at IS NULL;
+
+      CREATE OR REPLACE FUNCTION bc_apply_status(
+        p_bill_id TEXT, p_status INTEGER, p_status_name TEXT, p_outcome TEXT, p_date_time BIGINT,
+        p_checked_at BIGINT, p_reason TEXT, p_notice_ids TEXT[], p_notice_channels TEXT[]
+      ) RETURNS TABLE (bill JSONB, changed BOOLEAN, became_final BOOLEAN) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        b bills%ROWTYPE;
+        v_final BOOLEAN := p_outcome <> 'pending';
+        v_changed BOOLEAN;
+        v_duplicate BOOLEAN := FALSE;
+      BEGIN
+        SELECT * INTO b FROM bills WHERE bill_id = p_bill_id FOR UPDATE;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'No bill with bill_id "%"', p_bill_id USING ERRCODE = 'no_data_found';
+        END IF;
+        IF b.is_final THEN
+          RETURN QUERY SELECT to_jsonb(b), FALSE, FALSE;
+          RETURN;
+        END IF;
+        IF NOT v_final AND b.date_time IS NOT NULL AND p_date_time < b.date_time THEN
+          UPDATE bills SET checked_at = p_checked_at WHERE bill_id = p_bill_id RETURNING * INTO b;
+          RETURN QUERY SELECT to_jsonb(b), FALSE, FALSE;
+          RETURN;
+        END IF;
+        v_changed := b.status IS DISTINCT FROM p_status OR b.outcome <> p_outcome OR b.is_final <> v_final;
+        -- The order's lock makes two of its bills that become paid at once see each other.
+        IF p_outcome = 'paid' AND b.order_id IS NOT NULL THEN
+          PERFORM pg_advisory_xact_lock(hashtextextended('order:' || b.order_id, 1));
+          v_duplicate := EXISTS (SELECT 1 FROM bills
+            WHERE order_id = b.order_id AND outcome = 'paid' AND bill_id <> p_bill_id);
+        END IF;
+        -- An orphan was never shown to a customer: its payment is one the merchant did not ask for.
+        IF p_outcome = 'paid' AND b.orphaned_at IS NOT NULL THEN
+          v_duplicate := TRUE;
+        END IF;
+        UPDATE bills SET status = p_status, status_name = p_status_name, is_final = v_final, outcome = p_outcome,
+            date_time = p_date_time, checked_at = p_checked_at,
+            updated_at = CASE WHEN v_changed THEN p_checked_at ELSE updated_at END,
+            duplicate_payment = duplicate_payment OR v_duplicate,
+            final_reason = CASE WHEN v_final THEN p_reason END,
+            final_at = CASE WHEN v_final THEN p_checked_at END
+          WHERE bill_id = p_bill_id RETURNING * INTO b;
+        IF v_changed THEN
+          INSERT INTO bill_events (merchant_reference, at, kind, reason, status, status_name, outcome)
+            VALUES (b.merchant_reference, p_checked_at, 'status', p_reason, p_status, p_status_name, p_outcome);
+        END IF;
+        IF v_final THEN
+          INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
+            SELECT n.id, n.channel, p_bill_id, 0, p_checked_at, p_checked_at
+            FROM unnest(p_notice_ids, p_notice_channels) AS n (id, channel)
+            ON CONFLICT (bill_id, channel) DO NOTHING;
+        END IF;
+        RETURN QUERY SELECT to_jsonb(b), v_changed, v_final;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

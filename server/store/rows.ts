@@ -25,6 +25,10 @@ export interface BillRow {
   expires_local_at: number | null;
   early_news_at: number | null;
   superseded_at: number | null;
+  withdraw_confirmed_at: number | null;
+  orphaned_at: number | null;
+  lost_at: number | null;
+  service_id: string | null;
   status: number | null;
   status_name: string;
   is_final: number;
@@ -101,6 +105,10 @@ export function toStoredBill(r: BillRow): StoredBill {
     expiresLocalAt: r.expires_local_at ?? null,
     earlyNewsAt: r.early_news_at ?? null,
     supersededAt: r.superseded_at ?? null,
+    withdrawConfirmedAt: r.withdraw_confirmed_at ?? null,
+    orphanedAt: r.orphaned_at ?? null,
+    lostAt: r.lost_at ?? null,
+    serviceId: r.service_id ?? null,
     status: r.status,
     statusName: r.status_name,
     isFinal: r.is_final === 1,

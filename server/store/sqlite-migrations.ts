@@ -154,6 +154,20 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE order_id IS NOT NULL AND create_state <> 'failed' AND is_final = 0 AND superseded_at IS NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'creates that always end: orphans kept, withdrawals confirmed, bills lost at the service, which service made a bill',
+    // A bill superseded before this step was withdrawn by a cancel the service accepted.
+    sql: `
+      ALTER TABLE bills ADD COLUMN withdraw_confirmed_at INTEGER;
+      ALTER TABLE bills ADD COLUMN orphaned_at INTEGER;
+      ALTER TABLE bills ADD COLUMN lost_at INTEGER;
+      ALTER TABLE bills ADD COLUMN service_id TEXT;
+      UPDATE bills SET withdraw_confirmed_at = superseded_at WHERE superseded_at IS NOT NULL;
+      CREATE INDEX bills_withdrawing ON bills (superseded_at)
+        WHERE create_state = 'created' AND is_final = 0 AND superseded_at IS NOT NULL AND withdraw_confirmed_at IS NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

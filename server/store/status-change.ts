@@ -51,5 +51,5 @@ export function decideStatus(stored: StoredBill, input: ApplyStatusInput): Statu
   const event: BillEvent | null = changed
     ? { at: checkedAt, kind: 'status', reason, status: record.status, statusName: record.statusName, outcome }
     : null;
-  return { kind: 'store', bill, changed, becameFinal: final, event, checkDuplicate: outcome === 'paid' && stored.orderId !== null };
+  return { kind: 'store', bill, changed, becameFinal: final, event, checkDuplicate: outcome === 'paid' && (stored.orderId !== null || stored.orphanedAt !== null) };
 }

@@ -47,6 +47,22 @@ export interface StoredBill {
    * the order another; it is no longer the order's bill, but is still followed until final.
    */
   supersededAt: number | null;
+  /**
+   * Local clock, ms: when the service confirmed the withdrawal (accepted our cancel). A bill
+   * superseded or orphaned without it is cancelled again by the reconciler until the service
+   * confirms or calls it final.
+   */
+  withdrawConfirmedAt: number | null;
+  /**
+   * Local clock, ms: when the BFF learned that the service made this bill for a create whose answer
+   * never arrived (an orphan: found by merchantReference, named in an unusable answer, or by a late
+   * callback). It was never shown to a customer; it is withdrawn, and its payment is a duplicate.
+   */
+  orphanedAt: number | null;
+  /** Local clock, ms: when the service answered "not found" for this bill; it is never handed out or asked about again. */
+  lostAt: number | null;
+  /** Which service made the bill (serviceIdentity: its base URL and key); null for bills stored before it was kept. */
+  serviceId: string | null;
   /** Last requeried status; null until the first requery. */
   status: number | null;
   statusName: string;
@@ -79,6 +95,8 @@ export interface NewBill {
   orderCurrency: string | null;
   token: string;
   hookToken: string;
+  /** Which service the create goes to (serviceIdentity); absent or null: not recorded. */
+  serviceId?: string | null;
   createdAt: number;
 }
 
@@ -258,8 +276,23 @@ export interface BillStore {
    * order may have another; a final bill is left as it is.
    */
   supersede(merchantReference: string, now: number): Promise<void>;
-  /** Marks a create that the service refused, so its idempotency key answers the same error. */
+  /**
+   * Ends a create that made no bill we can use (the service surely did not make it, or settling
+   * found none): the bill moves to `failed` and its idempotency key is released, so that the same
+   * key makes a new attempt. A create no longer `creating` is left as it is.
+   */
   failCreate(merchantReference: string, now: number): Promise<void>;
+  /**
+   * Keeps a bill the service made under `merchantReference` that was never handed out (an orphan):
+   * on that create's row when it has no billId yet (the row moves to `created`, orphaned and
+   * superseded, its key released), else on a row of its own (`merchantReference` + `.` + n). A
+   * billId already kept is left as it is. Resolves to the orphan's row.
+   */
+  recordOrphan(merchantReference: string, billId: string, now: number): Promise<StoredBill>;
+  /** The service accepted a cancel of this bill (or it is final): the reconciler stops withdrawing it. */
+  confirmWithdrawal(billId: string, now: number): Promise<void>;
+  /** The service answered "not found" for this bill: it is no longer the order's, and is never asked about again. */
+  markLost(billId: string, now: number): Promise<void>;
 
   getByReference(merchantReference: string): Promise<StoredBill | null>;
   getByBillId(billId: string): Promise<StoredBill | null>;
@@ -285,8 +318,13 @@ export interface BillStore {
   /** Records that a requery happened without storing a status (for example, it failed). */
   touchChecked(billId: string, checkedAt: number): Promise<void>;
 
-  /** Created, non-final bills whose checkedAt is null or older than `checkedBefore`, oldest first. */
-  listPending(checkedBefore: number, limit: number): Promise<StoredBill[]>;
+  /**
+   * Created, non-final, not lost bills whose checkedAt is null or older than `checkedBefore`, oldest
+   * first; with `serviceId`, only that service's (and those stored before it was kept).
+   */
+  listPending(checkedBefore: number, limit: number, serviceId?: string): Promise<StoredBill[]>;
+  /** Created, non-final, not lost bills superseded or orphaned whose withdrawal the service has not confirmed, oldest first. */
+  listWithdrawing(limit: number, serviceId?: string): Promise<StoredBill[]>;
   /** Bills left in `creating` since before `createdBefore` (their create outcome is unknown). */
   listCreating(createdBefore: number, limit: number): Promise<StoredBill[]>;
 

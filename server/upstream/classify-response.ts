@@ -137,7 +137,9 @@ export function classifyResponse(spec: Asked, res: Answered, context: ClassifyCo
       hint = ' The service is failing or overloaded; try again later.';
     }
     // A redirect is no answer about the bill: the request may have reached the service before it.
-    const unknown = createSent && (status >= 500 || (status >= 300 && status < 400));
+    // A 503 page that is not the service's JSON is an edge's (maintenance, no backend): nothing was made.
+    const edgePage = status === 503 && !isJson;
+    const unknown = createSent && ((status >= 500 && !edgePage) || (status >= 300 && status < 400));
     const bare = envelope ? '' : ' without a response envelope';
     return fail(new BillApiHttpError(
       `${label(op)}: ${spec.method} ${res.path} answered HTTP ${status}${bare}.${hint}${unknown ? UNKNOWN_OUTCOME : ''}`,

@@ -27,7 +27,14 @@ function deps(over: { cancel?: (billId: string) => void; found?: string[] } = {}
         return (over.found ?? []).map((billId) => ({ billId }) as StatusRecord);
       },
     },
-    store: { failCreate: async (ref, at) => { calls.push(`fail ${ref} at ${at}`); } },
+    store: {
+      failCreate: async (ref, at) => { calls.push(`fail ${ref} at ${at}`); },
+      recordOrphan: async (ref, billId) => {
+        calls.push(`orphan ${ref} ${billId}`);
+        return storedBill({ merchantReference: ref, billId, orphanedAt: NOW, supersededAt: NOW });
+      },
+      confirmWithdrawal: async (billId) => { calls.push(`confirm ${billId}`); },
+    },
     alerts: createAlerts(log, (kind) => raised.push(kind)),
     now: () => NOW,
     log,
@@ -56,25 +63,25 @@ test('a refusal for load: nothing was made, the create fails, upstream_busy carr
   assert.deepEqual(calls, [`fail ref-1 at ${NOW}`]);
 });
 
-test('a failure that made no bill (an HTTP 404, say): the create fails, upstream_unavailable, logged as an error', async () => {
+test('a failure that made no bill (an HTTP 404, say): the create fails, upstream_unavailable (503, try again shortly), logged as an error', async () => {
   const { deps: d, lines } = deps();
   const error = new BillApiHttpError('x', { operation: 'create', retryable: false, httpStatus: 404 });
-  await assert.rejects(failedCreate(error, 'ref-1', d), refused('upstream_unavailable'));
+  await assert.rejects(failedCreate(error, 'ref-1', d), (e) => refused('upstream_unavailable', 'busy')(e) && (e as CheckoutError).retryAfterSeconds === 2);
   assert.deepEqual([lines[0]!.level, lines[0]!.msg], ['error', 'create failed; the service did not make the bill']);
 });
 
-test('an answer naming a bill with an impossible expiry: that bill is withdrawn, the create fails, upstream_invalid_answer', async () => {
+test('an answer naming a bill with an impossible expiry: that bill is kept as an orphan and withdrawn, upstream_invalid_answer', async () => {
   const { deps: d, calls } = deps();
   const error = new BillApiResponseError('x', { operation: 'create', retryable: false, httpStatus: 200, field: 'data.expiredOn', madeBillId: 'B9' });
   await assert.rejects(failedCreate(error, 'ref-1', d), refused('upstream_invalid_answer'));
-  assert.deepEqual(calls, ['cancel B9', `fail ref-1 at ${NOW}`]);
+  assert.deepEqual(calls, ['orphan ref-1 B9', 'cancel B9', 'confirm B9']);
 });
 
 test('a withdrawal that fails is logged and the caller still hears upstream_invalid_answer', async () => {
   const { deps: d, lines } = deps({ cancel: () => { throw new Error('down'); } });
   const error = new BillApiResponseError('x', { operation: 'create', retryable: false, httpStatus: 200, field: 'data.expiredOn', madeBillId: 'B9' });
   await assert.rejects(failedCreate(error, 'ref-1', d), refused('upstream_invalid_answer'));
-  assert.deepEqual(lines.map((l) => l.msg), ['cancelling a bill whose create answer was unusable failed', 'create answer unusable; its bill was withdrawn']);
+  assert.deepEqual(lines.map((l) => l.msg), ['withdrawing an orphan bill failed; the reconciler tries again', 'create answer unusable; its bill was withdrawn']);
 });
 
 test('an unknown outcome (timeout after sending, a 5xx, a refusal with a 5xx) returns, nothing failed: the caller settles it', async () => {
@@ -90,11 +97,14 @@ test('an unknown outcome (timeout after sending, a 5xx, a refusal with a 5xx) re
   }
 });
 
-test('settling: every bill the service made under our reference is cancelled (a failing cancel does not stop the rest), then the create fails', async () => {
+test('settling: every bill the service made under our reference is kept and cancelled (a failing cancel is left unconfirmed, for the reconciler), then the create fails', async () => {
   const { deps: d, calls, lines } = deps({ found: ['B1', 'B2', 'B3'], cancel: (billId) => { if (billId === 'B2') throw new Error('down'); } });
   await settleByReference(storedBill({ merchantReference: 'ref-1' }), d);
-  assert.deepEqual(calls, ['find ref-1', 'cancel B1', 'cancel B2', 'cancel B3', `fail ref-1 at ${NOW}`]);
-  assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['warn', 'cancelling an orphan bill failed'], ['info', 'settled a create of unknown outcome']]);
+  assert.deepEqual(calls, [
+    'find ref-1', 'orphan ref-1 B1', 'cancel B1', 'confirm B1', 'orphan ref-1 B2', 'cancel B2', 'orphan ref-1 B3', 'cancel B3', 'confirm B3',
+    `fail ref-1 at ${NOW}`,
+  ]);
+  assert.deepEqual(lines.map((l) => [l.level, l.msg]), [['warn', 'withdrawing an orphan bill failed; the reconciler tries again'], ['info', 'settled a create of unknown outcome']]);
   assert.equal(lines[1]!.orphans, 3);
 });
 

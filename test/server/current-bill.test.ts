@@ -71,7 +71,10 @@ function deps(over: { refresh?: Refreshed[] | 'fails'; cancel?: unknown } = {}) 
   const answers = over.refresh === 'fails' ? null : [...(over.refresh ?? [])];
   const d: CurrentBillDeps = {
     upstream: { cancelBill: async (billId) => { calls.push(`cancel ${billId}`); if (over.cancel) throw over.cancel; } },
-    store: { supersede: async (ref, at) => { calls.push(`supersede ${ref} at ${at}`); } },
+    store: {
+      supersede: async (ref, at) => { calls.push(`supersede ${ref} at ${at}`); },
+      markLost: async (billId, at) => { calls.push(`lost ${billId} at ${at}`); },
+    },
     refresh: async (billId) => {
       calls.push(`refresh ${billId}`);
       if (!answers) throw new Error('service down');

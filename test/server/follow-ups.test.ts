@@ -38,7 +38,7 @@ function fakeTimers() {
 const bill = (over: Partial<StoredBill>): StoredBill => ({
   merchantReference: 'ref', createState: 'created', billId: 'B1', orderId: null, idempotencyKey: null, amount: '1', orderAmount: null,
   orderCurrency: null, duplicatePayment: false, token: 't', hookToken: 'h', billUrl: 'u', currency: 'USD', requireGCAmount: null,
-  expiredOn: null, expiresLocalAt: null, earlyNewsAt: null, supersededAt: null, status: 1, statusName: 'Pending Payment', isFinal: false,
+  expiredOn: null, expiresLocalAt: null, earlyNewsAt: null, supersededAt: null, withdrawConfirmedAt: null, orphanedAt: null, lostAt: null, serviceId: null, status: 1, statusName: 'Pending Payment', isFinal: false,
   outcome: 'pending', dateTime: null, statusVersion: 1, checkedAt: null, finalReason: null, finalAt: null, createdAt: 0, updatedAt: 0, ...over,
 });
 

@@ -136,17 +136,19 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         await assert.rejects(store.completeCreate('unknown', createdBill('unknown', 'B3'), T0));
       });
 
-      it('failCreate marks a create in flight as failed, and leaves a created bill alone', async () => {
+      it('failCreate marks a create in flight as failed and frees its key for a new attempt, and leaves a created bill alone', async () => {
         const bill = newBill({ idempotencyKey: 'k-fail' });
         await store.insertBill(bill);
         await store.failCreate(bill.merchantReference, T0 + 5);
-        const failed = await store.getByIdempotencyKey('k-fail');
+        const failed = await store.getByReference(bill.merchantReference);
         assert.equal(failed?.createState, 'failed');
         assert.equal(failed?.updatedAt, T0 + 5);
-        // The key keeps answering with the failed bill.
+        assert.equal(failed?.idempotencyKey, null);
+        // The same key makes a new attempt: the failed one made no bill.
+        assert.equal(await store.getByIdempotencyKey('k-fail'), null);
         const again = await store.insertBill(newBill({ idempotencyKey: 'k-fail' }));
-        assert.equal(again.inserted, false);
-        assert.equal(again.bill.createState, 'failed');
+        assert.equal(again.inserted, true);
+        assert.equal(again.bill.createState, 'creating');
 
         const ok = await created();
         await store.failCreate(ok.merchantReference, T0 + 6);
@@ -246,6 +248,65 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         const y = await created();
         await apply(x.billId!, 2, T0 + 300, 'paid');
         assert.equal((await apply(y.billId!, 2, T0 + 300, 'paid')).bill.duplicatePayment, false);
+      });
+
+      it('recordOrphan keeps a bill made for a create that ended without its answer: superseded, key freed, a second one on a row of its own', async () => {
+        const bill = newBill({ orderId: 'order-orphan', idempotencyKey: 'k-orphan', serviceId: 'svc-a' });
+        await store.insertBill(bill);
+        const orphan = await store.recordOrphan(bill.merchantReference, 'B-orphan', T0 + 7);
+        assert.deepEqual(
+          [orphan.merchantReference, orphan.billId, orphan.createState, orphan.orphanedAt, orphan.supersededAt, orphan.idempotencyKey, orphan.serviceId],
+          [bill.merchantReference, 'B-orphan', 'created', T0 + 7, T0 + 7, null, 'svc-a'],
+        );
+        // It is no order's current bill: the order may have another.
+        assert.equal(await store.findCurrentByOrderId('order-orphan'), null);
+        assert.equal((await store.insertBill(newBill({ orderId: 'order-orphan' }))).inserted, true);
+        // The same billId again is the same orphan; another under the same reference gets a row of its own.
+        assert.equal((await store.recordOrphan(bill.merchantReference, 'B-orphan', T0 + 8)).merchantReference, bill.merchantReference);
+        const second = await store.recordOrphan(bill.merchantReference, 'B-orphan-2', T0 + 9);
+        assert.deepEqual([second.merchantReference, second.billId, second.orderId, second.orphanedAt], [`${bill.merchantReference}.1`, 'B-orphan-2', 'order-orphan', T0 + 9]);
+        // Both are followed until the service confirms their withdrawal.
+        assert.deepEqual((await store.listWithdrawing(10)).map((b) => b.billId).sort(), ['B-orphan', 'B-orphan-2']);
+        await store.confirmWithdrawal('B-orphan', T0 + 10);
+        assert.deepEqual((await store.listWithdrawing(10)).map((b) => b.billId), ['B-orphan-2']);
+        assert.equal((await store.getByBillId('B-orphan'))?.withdrawConfirmedAt, T0 + 10);
+        // A failed create's row can still take its orphan (a late callback).
+        const late = newBill();
+        await store.insertBill(late);
+        await store.failCreate(late.merchantReference, T0 + 11);
+        assert.equal((await store.recordOrphan(late.merchantReference, 'B-late', T0 + 12)).createState, 'created');
+      });
+
+      it('a paid orphan is a duplicate payment, even as the only payment of its order', async () => {
+        const bill = newBill({ orderId: 'order-paid-orphan' });
+        await store.insertBill(bill);
+        await store.recordOrphan(bill.merchantReference, 'B-paid-orphan', T0);
+        const paid = await apply('B-paid-orphan', 2, T0 + 100, 'paid');
+        assert.equal(paid.bill.duplicatePayment, true);
+        assert.equal((await store.getByBillId('B-paid-orphan'))?.duplicatePayment, true);
+        assert.equal(await store.findPaidByOrderId('order-paid-orphan'), null);
+      });
+
+      it('supersede confirms the withdrawal; markLost takes a bill out of its order and out of listPending', async () => {
+        const a = await created({ orderId: 'order-lost' });
+        await store.supersede(a.merchantReference, T0 + 1);
+        assert.equal((await store.getByBillId(a.billId!))?.withdrawConfirmedAt, T0 + 1);
+        const b = await created({ orderId: 'order-lost' });
+        await store.markLost(b.billId!, T0 + 2);
+        const lost = await store.getByBillId(b.billId!);
+        assert.deepEqual([lost?.lostAt, lost?.supersededAt], [T0 + 2, T0 + 2]);
+        assert.equal(await store.findCurrentByOrderId('order-lost'), null);
+        assert.ok(!(await store.listPending(T0 + 1_000_000, 100)).some((x) => x.billId === b.billId));
+        assert.ok(!(await store.listWithdrawing(100)).some((x) => x.billId === b.billId));
+      });
+
+      it('listPending and listWithdrawing give one service\'s bills (and those stored before the service was kept)', async () => {
+        const mine = await created({ serviceId: 'svc-a' });
+        const theirs = await created({ serviceId: 'svc-b' });
+        const old = await created();
+        const pending = (await store.listPending(T0 + 1_000_000, 100, 'svc-a')).map((x) => x.billId);
+        assert.ok(pending.includes(mine.billId) && pending.includes(old.billId) && !pending.includes(theirs.billId));
+        assert.equal((await store.listPending(T0 + 1_000_000, 100)).length, 3);
       });
 
       it('two bills of one order paid at once: exactly one is the duplicate', async () => {

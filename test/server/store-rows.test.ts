@@ -14,6 +14,7 @@ const sqliteBill: BillRow = {
   order_amount: '10.50', order_currency: 'USD', duplicate_payment: 0, token: 'tok', hook_token: 'hook',
   create_state: 'created', bill_url: 'https://pay.example/B1', currency: 'USD', require_gc_amount: '0.35',
   expired_on: T0 + 3_600_000, expires_local_at: T0 + 3_600_001, early_news_at: null, superseded_at: null,
+  withdraw_confirmed_at: null, orphaned_at: null, lost_at: null, service_id: 'svc-1',
   status: 2, status_name: 'Paid', is_final: 1, outcome: 'paid', date_time: T0 + 5, status_version: 2,
   checked_at: T0 + 6, final_reason: 'callback', final_at: T0 + 6, created_at: T0, updated_at: T0 + 6,
 };
@@ -22,7 +23,8 @@ const storedBill: StoredBill = {
   merchantReference: 'ref-1', createState: 'created', billId: 'B1', orderId: 'order-1', idempotencyKey: 'key-1',
   amount: '10.50', orderAmount: '10.50', orderCurrency: 'USD', duplicatePayment: false, token: 'tok', hookToken: 'hook',
   billUrl: 'https://pay.example/B1', currency: 'USD', requireGCAmount: '0.35', expiredOn: T0 + 3_600_000,
-  expiresLocalAt: T0 + 3_600_001, earlyNewsAt: null, supersededAt: null, status: 2, statusName: 'Paid', isFinal: true,
+  expiresLocalAt: T0 + 3_600_001, earlyNewsAt: null, supersededAt: null,
+  withdrawConfirmedAt: null, orphanedAt: null, lostAt: null, serviceId: 'svc-1', status: 2, statusName: 'Paid', isFinal: true,
   outcome: 'paid', dateTime: T0 + 5, statusVersion: 2, checkedAt: T0 + 6, finalReason: 'callback', finalAt: T0 + 6,
   createdAt: T0, updatedAt: T0 + 6,
 };

@@ -13,7 +13,7 @@ const created: StoredBill = {
   merchantReference: 'ref-1', createState: 'created', billId: 'B1', orderId: null, idempotencyKey: null, amount: '10.50',
   orderAmount: null, orderCurrency: null, duplicatePayment: false, token: 'tok', hookToken: 'hook', billUrl: 'https://pay.example/B1',
   currency: 'USD', requireGCAmount: '0.35', expiredOn: T0 + 3_600_000, expiresLocalAt: T0 + 3_600_000, earlyNewsAt: null,
-  supersededAt: null, status: null, statusName: '', isFinal: false, outcome: 'pending', dateTime: null, statusVersion: 0,
+  supersededAt: null, withdrawConfirmedAt: null, orphanedAt: null, lostAt: null, serviceId: null, status: null, statusName: '', isFinal: false, outcome: 'pending', dateTime: null, statusVersion: 0,
   checkedAt: null, finalReason: null, finalAt: null, createdAt: T0, updatedAt: T0,
 };
 

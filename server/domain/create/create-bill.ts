@@ -13,9 +13,10 @@ import type { StoredBill, Store } from '../../store/types.js';
 import { BillApiError } from '../../upstream/errors.js';
 import type { BillApi } from '../../upstream/types.js';
 import { decideCurrent, untilCreated, type CurrentBillDeps } from './current-bill.js';
-import { askAgain, failedCreate, refuseAnswer, settleByReference, type CreateOutcomeDeps } from './create-outcome.js';
-import { created, joined, keyReused, orderBusy, paid, ticketInvalid, unavailable, type CreateResult } from './create-result.js';
-import { retryKey, sameAsRunning, sameRequest } from './idempotency.js';
+import { askAgain, failedCreate, refuseAnswer, settleByReference, withdrawOrphan, type CreateOutcomeDeps } from './create-outcome.js';
+import { created, joined, keyReused, orderBusy, paid, ticketInvalid, tryAgainShortly, type CreateResult } from './create-result.js';
+import { createPhase, settleLimitMs } from './create-states.js';
+import { sameAsRunning, sameRequest } from './idempotency.js';
 import { orderSourceName, resolveAmount, type AmountSources, type Resolved } from './order-amount.js';
 import { newMerchantReference, randomToken } from './random.js';
 import type { CreateRequest } from './request.js';
@@ -44,21 +45,41 @@ export interface BillCreatorOptions {
   log: Logger;
   /** How often a create waits for another process's create of the same order to end, 100 ms apart (default 120). */
   creatingPolls?: number;
+  /** Which service this process creates bills at (serviceIdentity): kept with each bill. */
+  serviceId?: string | null;
+  /** A create still `creating` this long after it was asked has an unknown outcome (default 60 s). */
+  unknownAfterMs?: number;
+  /** The grace past a bill's expiry before it is withdrawn (BILL_EXPIRY_GRACE_MS): part of the settling bound. */
+  expiryGraceMs?: number;
+  /** The longest bill lifetime assumed before one is seen, ms (default one day): the settling bound until then. */
+  lifetimeFallbackMs?: number;
 }
 
 export interface BillCreator {
   create(request: CreateRequest): Promise<CreateResult>;
-  /** Settles a bill left in `creating`: cancels any orphan the service made, then marks it failed. */
+  /**
+   * Settles a create left in `creating` (its outcome unknown): keeps and withdraws any orphan the
+   * service made, then fails it. Rejects while the service cannot be asked; past the settling bound
+   * (the longest lifetime seen plus the grace) the create is released instead, with an alert.
+   */
   settle(bill: StoredBill): Promise<void>;
+  /** A bill's lifetime as seen (ms): the settling bound follows the longest. */
+  observeLifetime(ms: number): void;
 }
 
 export function createBillCreator(options: BillCreatorOptions): BillCreator {
   const { config, upstream, store, resolveOrder, refresh, followUps, alerts, time, log } = options;
   const now = time.now;
+  const serviceId = options.serviceId ?? null;
   const creatingPolls = options.creatingPolls ?? 120;
+  const unknownAfterMs = options.unknownAfterMs ?? 60_000;
+  let longestLifetimeMs: number | null = null;
+  const observeLifetime = (ms: number) => {
+    if (Number.isFinite(ms) && ms > 0) longestLifetimeMs = Math.max(longestLifetimeMs ?? 0, ms);
+  };
   const amounts: AmountSources = { config, resolveOrder, orderSource: orderSourceName(options.hookResolvesOrders), log };
   const outcomes: CreateOutcomeDeps = { upstream, store, alerts, now, log };
-  const current: CurrentBillDeps = { upstream, store, refresh, followUps, time, log };
+  const current: CurrentBillDeps = { upstream, store, refresh, followUps, time, log, serviceId };
   const waitForCreate = { store, polls: creatingPolls, pauseMs: 100, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
   /** Creates running in this process, by idempotency key: a concurrent repeat waits for the first. */
   const byKey = new Map<string, { request: CreateRequest; run: Promise<CreateResult> }>();
@@ -81,19 +102,33 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     if (!sameRequest(held, request)) throw keyReused();
     const running = request.idempotencyKey === null || !joinRunning ? undefined : byKey.get(request.idempotencyKey);
     if (running) return joined(running.run);
-    if (held.createState === 'created') return created(held);
-    if (held.createState === 'creating') {
-      throw new CheckoutError('conflict', 'create_in_progress', 'This bill is still being created; try again shortly.', 2);
+    switch (createPhase(held, now(), unknownAfterMs)) {
+      case 'made': return created(held);
+      // Asked here or by another process, or unknown and being settled: the key's holder waits.
+      case 'asked':
+      case 'unknown':
+        throw new CheckoutError('conflict', 'create_in_progress', 'This bill is still being created; try again shortly.', 2);
+      // A key kept by a create that ended without a bill (stored before keys were released).
+      case 'orphaned':
+      case 'not_made':
+        throw new CheckoutError('upstream', 'create_failed', 'This bill could not be created; use a new Idempotency-Key to try again.');
     }
-    const successor = request.idempotencyKey === null ? null : await store.getByIdempotencyKey(retryKey(request.idempotencyKey));
-    if (successor?.createState === 'created') return created(successor);
-    throw new CheckoutError('upstream', 'create_failed', 'This bill could not be created; use a new Idempotency-Key to try again.');
   }
 
   /** A create whose outcome is unknown: find what the service made under our reference before anything else. */
   async function settle(bill: StoredBill): Promise<void> {
     if (calling.has(bill.merchantReference)) return;
-    await settleByReference(bill, outcomes);
+    try {
+      await settleByReference(bill, outcomes, { priority: 'background' });
+    } catch (error) {
+      const limit = settleLimitMs(longestLifetimeMs, options.expiryGraceMs ?? 0, options.lifetimeFallbackMs ?? 86_400_000);
+      if (now() - bill.createdAt < limit) throw error;
+      // Any bill the service made under it has expired there by now: the order may have another.
+      await store.failCreate(bill.merchantReference, now());
+      alerts.raise('create_settle_abandoned', 'a create of unknown outcome could not be settled within the bound; its order is released', {
+        merchantReference: bill.merchantReference, orderId: bill.orderId, askedAt: bill.createdAt, limitMs: limit, error,
+      });
+    }
   }
 
   async function attempt(bill: StoredBill, request: CreateRequest, resolved: Resolved, mayRetry: boolean): Promise<CreateResult> {
@@ -122,6 +157,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
         throw error;
       }
       followUps.watchExpiry(stored);
+      if (stored.expiresLocalAt !== null) observeLifetime(stored.expiresLocalAt - now());
       // The service called back before this answer (the callback was recorded, and answered 200).
       if (stored.earlyNewsAt !== null) void askAgain(stored.billId!, { refresh, followUps, log });
       return created(stored, true);
@@ -131,20 +167,24 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       await failedCreate(error, ref, outcomes);
       log.warn('create outcome unknown; settling by merchantReference', { merchantReference: ref, error });
       calling.delete(ref);
+      let settled: { unconfirmed: number };
       try {
-        await settle(bill);
+        settled = await settleByReference(bill, outcomes);
       } catch (settleError) {
+        // The create keeps its key (a retry hears create_in_progress) until the reconciler settles it.
         log.warn('settling failed; the reconciler will retry', { merchantReference: ref, error: settleError });
         // The store out of reach is not the service's failure: the caller is told so (503, Retry-After).
         if (settleError instanceof StoreUnavailableError) throw settleError;
-        throw unavailable();
+        throw tryAgainShortly();
       }
-      if (!mayRetry) throw unavailable();
-      const key = request.idempotencyKey === null ? null : retryKey(request.idempotencyKey);
-      const again = await insert(request, resolved, key);
+      // An orphan the service still calls payable: no second bill for the order until it is withdrawn.
+      if (settled.unconfirmed > 0) throw request.orderId === null ? tryAgainShortly() : orderBusy();
+      // Settled: the key is free again. One more attempt now; after that, the caller's retry makes the next.
+      if (!mayRetry) throw tryAgainShortly();
+      const again = await insert(request, resolved, request.idempotencyKey);
       // Another process made the order's bill meanwhile: the customer's retry finds it.
       if (!again.inserted && again.conflict === 'order') throw orderBusy();
-      if (!again.inserted) return replay(again.bill, { ...request, idempotencyKey: key });
+      if (!again.inserted) return replay(again.bill, request);
       return attempt(again.bill, request, resolved, false);
     } finally {
       calling.delete(ref);
@@ -161,6 +201,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       orderCurrency: resolved.order?.currency ?? null,
       token: randomToken(),
       hookToken: randomToken(),
+      serviceId,
       createdAt: now(),
     });
   }
@@ -171,6 +212,21 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     // Lost to another process's insert of the same key (several instances on one database).
     if (!first.inserted) return replay(first.bill, request, false);
     return attempt(first.bill, request, resolved, true);
+  }
+
+  /**
+   * The order's bills the BFF withdrew (orphans, superseded bills) whose withdrawal the service has
+   * not confirmed: asked to cancel once more; while one is still payable there, no new bill is made.
+   */
+  async function withdrawnFirst(orderId: string): Promise<void> {
+    const open = (await store.findBillsByOrder(orderId, 'equal', 50)).filter((b): b is StoredBill & { billId: string } =>
+      b.billId !== null && b.createState === 'created' && !b.isFinal && b.supersededAt !== null && b.withdrawConfirmedAt === null && b.lostAt === null);
+    for (const bill of open) {
+      if (await withdrawOrphan(bill.billId, outcomes)) continue;
+      // Refused as not pending there, or the service out of reach: its word decides.
+      const after = await refresh(bill.billId).catch(() => null);
+      if (!after?.bill.isFinal) throw orderBusy();
+    }
   }
 
   /**
@@ -187,6 +243,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     for (let turn = 0; turn < 4; turn++) {
       const bill = await store.findCurrentByOrderId(request.orderId);
       if (!bill) {
+        await withdrawnFirst(request.orderId);
         const inserted = await insert(request, resolved, request.idempotencyKey);
         if (inserted.inserted) return attempt(inserted.bill, request, resolved, true);
         if (inserted.conflict === 'idempotency_key') return replay(inserted.bill, request, false);
@@ -228,5 +285,6 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       }
     },
     settle,
+    observeLifetime,
   };
 }

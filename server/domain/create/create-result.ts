@@ -26,6 +26,13 @@ export const joined = async (run: Promise<CreateResult>): Promise<CreateResult> 
 
 export const unavailable = () => new CheckoutError('upstream', 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
 
+/** Seconds a customer waits before asking again for a create that did not happen (or is being settled). */
+export const CREATE_RETRY_AFTER_SECONDS = 2;
+
+/** No bill was made for this call, and the same Idempotency-Key may ask again after a short pause (503). */
+export const tryAgainShortly = () =>
+  new CheckoutError('busy', 'upstream_unavailable', 'The payment service is unavailable; try again shortly.', CREATE_RETRY_AFTER_SECONDS);
+
 export const ticketInvalid = () =>
   new CheckoutError('forbidden', 'order_ticket_invalid', "This order needs a valid, unexpired order ticket from the merchant's server (orderTicket).");
 

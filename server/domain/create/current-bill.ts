@@ -37,7 +37,9 @@ export function judgeCurrent(bill: StoredBill, resolved: Resolved, time: Service
 
 export interface CurrentBillDeps {
   upstream: Pick<BillApi, 'cancelBill'>;
-  store: Pick<Store, 'supersede'>;
+  store: Pick<Store, 'supersede' | 'markLost'>;
+  /** The service this process talks to (serviceIdentity); absent: bills are not told apart by service. */
+  serviceId?: string | null;
   /** Asks the service about a bill now (the refresher's news, reason `create`). */
   refresh: (billId: string) => Promise<Refreshed | null>;
   followUps: Pick<FollowUps, 'afterNews'>;
@@ -51,8 +53,16 @@ export interface CurrentBillDeps {
  * service by a cancel the service accepted.
  */
 export async function decideCurrent(current: StoredBill & { billId: string }, resolved: Resolved, deps: CurrentBillDeps): Promise<CreateResult | null> {
+  if (deps.serviceId && current.serviceId !== null && current.serviceId !== deps.serviceId) {
+    // Made at another service (the database was moved): never asked about or handed out here.
+    deps.log.warn("the order's bill was made at another service; a new one is made", { billId: current.billId, orderId: current.orderId });
+    await deps.store.markLost(current.billId, deps.time.now());
+    return null;
+  }
   const asked = await deps.refresh(current.billId).catch(() => null);
   const bill = { ...(asked?.bill ?? current), billId: current.billId };
+  // The service no longer knows it: never handed out again, the order gets a new bill.
+  if (bill.lostAt !== null) return null;
   switch (judgeCurrent(bill, resolved, deps.time, asked?.confirmed ?? false)) {
     case 'paid': return paid(bill);
     case 'ended': return null;

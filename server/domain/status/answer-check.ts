@@ -31,11 +31,18 @@ export function createMismatch(created: CreatedBill, expected: CreateExpectation
   return null;
 }
 
+/**
+ * The merchantReference the service knows a stored bill by: a second orphan of one create is kept
+ * as `<reference>.<n>` (Store.recordOrphan), under the reference the create sent.
+ */
+export const serviceReference = (stored: string): string => stored.replace(/\.\d+$/, '');
+
 /** A requery answer must be about the stored bill: its id, our reference, its amount and currency. */
 export function requeryMismatch(record: StatusRecord, bill: StoredBill & { billId: string }): Mismatch | null {
   if (record.billId !== bill.billId) return { field: 'billId', expected: bill.billId, got: record.billId };
-  if (record.merchantReference !== bill.merchantReference) {
-    return { field: 'merchantReference', expected: bill.merchantReference, got: record.merchantReference };
+  const reference = serviceReference(bill.merchantReference);
+  if (record.merchantReference !== reference) {
+    return { field: 'merchantReference', expected: reference, got: record.merchantReference };
   }
   if (compareDecimal(record.billAmount, bill.amount) !== 0) return { field: 'billAmount', expected: bill.amount, got: record.billAmount };
   if (bill.currency !== null && record.currency !== bill.currency) return { field: 'currency', expected: bill.currency, got: record.currency };

@@ -17,17 +17,31 @@ export interface AskDeps {
   upstream: Pick<BillApi, 'requeryBill' | 'cancelBill'>;
   alerts: Alerts;
   log: Logger;
+  /** Envelope codes with which the service says it does not know a bill (BILL_NOT_FOUND_CODES). */
+  notFoundCodes?: readonly number[];
 }
 
-/** The service's status of the bill, checked against it; why there is none to apply otherwise. */
+/** The service says it does not know the bill: a refusal with a not-found code, or any envelope with HTTP 404. */
+export function isNotFound(error: unknown, notFoundCodes: readonly number[]): boolean {
+  return error instanceof BillApiRejectedError && (notFoundCodes.includes(error.code) || error.httpStatus === 404);
+}
+
+/**
+ * The service's status of the bill, checked against it; why there is none to apply otherwise:
+ * `failed` (no answer), `mismatch` (an answer about another bill), `not_found` (the service does not know it).
+ */
 export async function askService(
   bill: StoredBill & { billId: string }, retry: boolean, priority: () => Priority, deps: AskDeps,
-): Promise<StatusRecord | 'failed' | 'mismatch'> {
+): Promise<StatusRecord | 'failed' | 'mismatch' | 'not_found'> {
   const billId = bill.billId;
   let record: StatusRecord;
   try {
     record = await deps.upstream.requeryBill(billId, { retry, priority });
   } catch (error) {
+    if (isNotFound(error, deps.notFoundCodes ?? [])) {
+      deps.log.warn('requery: the service does not know this bill', { billId, error });
+      return 'not_found';
+    }
     deps.log.warn('requery failed; serving the stored status', { billId, error });
     return 'failed';
   }

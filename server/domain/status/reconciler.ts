@@ -1,5 +1,7 @@
 import type { Logger } from '../../log.js';
 import type { StoredBill, Store } from '../../store/types.js';
+import { BillApiRejectedError } from '../../upstream/errors.js';
+import type { BillApi } from '../../upstream/types.js';
 import type { Refresher } from './refresher.js';
 
 export interface ReconcilerOptions {
@@ -7,6 +9,12 @@ export interface ReconcilerOptions {
   refresher: Refresher;
   /** Settles a bill left in `creating` (its create outcome is unknown). */
   settle: (bill: StoredBill) => Promise<void>;
+  /** Withdraws superseded and orphaned bills whose withdrawal the service has not confirmed yet. */
+  upstream?: Pick<BillApi, 'cancelBill'>;
+  /** The service this process talks to (serviceIdentity): only its bills are asked about. */
+  serviceId?: string | null;
+  /** Told the lifetime of each pending bill it reads (ms): the settling bound follows the longest. */
+  observeLifetime?: (ms: number) => void;
   intervalMs: number;
   /** A bill still `creating` after this long is settled (no create in this process can still answer). */
   creatingAgeMs: number;
@@ -23,7 +31,7 @@ export interface Reconciler {
    * One pass: requery pending bills without fresh news, settle stale creates. Skipped (all zero,
    * `skipped: true`) while another process sharing the store runs its pass.
    */
-  runOnce(): Promise<{ requeried: number; settled: number; skipped?: boolean }>;
+  runOnce(): Promise<{ requeried: number; settled: number; withdrawn: number; skipped?: boolean }>;
 }
 
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -43,12 +51,22 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 
   async function runOnce() {
     const pass = await store.exclusive('bill-checkout:reconciler', passOnce);
-    return pass.ran ? pass.value : { requeried: 0, settled: 0, skipped: true };
+    return pass.ran ? pass.value : { requeried: 0, settled: 0, withdrawn: 0, skipped: true };
   }
 
   async function passOnce() {
     const t = now();
-    const pending = await store.listPending(t - intervalMs, batchSize);
+    const serviceId = options.serviceId ?? undefined;
+    // Withdrawals first: a bill the service still calls payable that is no order's must end.
+    const withdrawing = options.upstream ? await store.listWithdrawing(batchSize, serviceId) : [];
+    let withdrawn = 0;
+    await eachLimited(withdrawing, concurrency, async (bill) => {
+      if (await withdraw(bill as StoredBill & { billId: string })) withdrawn++;
+    });
+    const pending = await store.listPending(t - intervalMs, batchSize, serviceId);
+    for (const bill of pending) {
+      if (bill.expiresLocalAt !== null) options.observeLifetime?.(bill.expiresLocalAt - bill.createdAt);
+    }
     let requeried = 0;
     await eachLimited(pending, concurrency, async (bill) => {
       try {
@@ -68,7 +86,23 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
         log.warn('settling an unknown create failed; next pass retries', { merchantReference: bill.merchantReference, error });
       }
     });
-    return { requeried, settled };
+    return { requeried, settled, withdrawn };
+  }
+
+  /** One more cancel of a bill the BFF withdrew: confirmed once the service accepts it or calls the bill final. */
+  async function withdraw(bill: StoredBill & { billId: string }): Promise<boolean> {
+    try {
+      await options.upstream!.cancelBill(bill.billId, { priority: 'background' });
+    } catch (error) {
+      // Refused as such: no longer pending there; the requery says what it is (final ends the withdrawal).
+      if (!(error instanceof BillApiRejectedError) || error.retryable) {
+        log.warn('withdrawing a bill failed; the next pass tries again', { billId: bill.billId, error });
+        return false;
+      }
+    }
+    await store.confirmWithdrawal(bill.billId, now());
+    await refresher.news(bill.billId, { reason: 'reconcile', known: bill }).catch(() => null);
+    return true;
   }
 
   const tick = () => {

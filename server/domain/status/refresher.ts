@@ -72,7 +72,7 @@ export interface Refresher {
 export interface RefresherOptions {
   store: Store;
   upstream: BillApi;
-  config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'>;
+  config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'> & Partial<Pick<Config, 'notFoundCodes'>>;
   hub: Hub;
   alerts: Alerts;
   channels: NoticeChannel[];
@@ -88,7 +88,15 @@ export interface RefresherOptions {
   leaseMs?: number;
   /** Bills cached in memory (default 10_000; 0 turns the cache off). */
   cacheEntries?: number;
+  /** The service this process talks to (serviceIdentity): a bill another one made is never asked about here. */
+  serviceId?: string | null;
 }
+
+/**
+ * A bill younger than this that the service does not find may just not have reached the replica it
+ * reads from yet: only an older one is taken as lost there.
+ */
+export const LOST_AFTER_MS = 60_000;
 
 /** Who waits on a requery of this reason: its turn in the budget toward the service. */
 export const REQUERY_PRIORITY: Record<RequeryReason, Priority> = {
@@ -123,7 +131,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
   // In front of the store for reads; every status this process stores goes through it, other
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
   const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
-  const asking: AskDeps = { upstream, alerts, log };
+  const asking: AskDeps = { upstream, alerts, log, notFoundCodes: config.notFoundCodes ?? [] };
 
   /**
    * The bill from the store (then cached). While the store is out of reach, the bill as this
@@ -145,6 +153,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   const fresh = (bill: StoredBill, maxAgeMs: number) => isFresh(bill, maxAgeMs, now());
+  /** Lost at the service, or made at another one: never asked about here. */
+  const askable = (bill: StoredBill) =>
+    bill.lostAt === null && (bill.serviceId === null || !options.serviceId || bill.serviceId === options.serviceId);
 
   /**
    * A read requeries only if it wins the claim (else another process is on it: serve the stored
@@ -154,6 +165,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     const bill = known ?? (await load(billId));
     if (!bill) return null;
     if (bill.isFinal) return { bill, confirmed: true };
+    if (!askable(bill)) return { bill, confirmed: false };
     const priority = () => flight.priority;
     if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason, priority);
     const at = now();
@@ -168,8 +180,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
   async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: () => Priority): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
     const answer = await askService(known, retry, priority, asking);
+    if (answer === 'not_found' && now() - bill.createdAt >= LOST_AFTER_MS) return lost(known);
     if (typeof answer === 'string') {
-      onRequery(reason, answer);
+      onRequery(reason, answer === 'not_found' ? 'failed' : answer);
       // Counts as a check so that a failing service is not asked again on every read.
       await store.touchChecked(billId, now()).catch(() => undefined);
       cache.forget(billId);
@@ -194,6 +207,11 @@ export function createRefresher(options: RefresherOptions): Refresher {
       if (!shown) show(result);
       onRequery(reason, result.changed ? 'changed' : 'unchanged');
       if (result.becameFinal) onBecameFinal();
+      if (result.becameFinal && result.bill.outcome === 'paid' && result.bill.orphanedAt !== null) {
+        alerts.raise('orphan_paid', 'a bill made for a create whose answer never arrived was paid: a duplicate payment to refund', {
+          billId, merchantReference: result.bill.merchantReference, orderId: result.bill.orderId,
+        });
+      }
       return { bill: result.bill, confirmed: true };
     } catch (error) {
       cache.forget(billId);
@@ -201,6 +219,20 @@ export function createRefresher(options: RefresherOptions): Refresher {
       log.error('storing a requeried status failed', { billId, error });
       return { bill, confirmed: false };
     }
+  }
+
+  /**
+   * The service no longer knows a bill it made (restarted with its bills in memory, or another
+   * account): never handed out or asked about again; its order gets a new bill (DESIGN rule 10).
+   */
+  async function lost(bill: StoredBill & { billId: string }): Promise<Refreshed> {
+    const at = now();
+    await store.markLost(bill.billId, at);
+    cache.forget(bill.billId);
+    alerts.raise('bill_lost_at_service', 'the service answered "not found" for a bill it made; it is not used again', {
+      billId: bill.billId, merchantReference: bill.merchantReference, orderId: bill.orderId,
+    });
+    return { bill: { ...bill, lostAt: bill.lostAt ?? at, supersededAt: bill.supersededAt ?? at }, confirmed: false };
   }
 
   function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Flight {

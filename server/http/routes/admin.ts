@@ -109,6 +109,8 @@ function localBill(bill: StoredBill, notices: Notice[]): LocalBill {
     orderAmount: bill.orderAmount,
     orderCurrency: bill.orderCurrency,
     duplicatePayment: bill.duplicatePayment,
+    orphanedAt: bill.orphanedAt,
+    lostAt: bill.lostAt,
     finalReason: bill.finalReason,
     finalAt: bill.finalAt,
     createdAt: bill.createdAt,

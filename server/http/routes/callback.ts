@@ -6,6 +6,7 @@ import { constantTimeEqual } from '../constant-time.js';
 import type { Ok } from '../api-schemas.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
+import { adoptCalledBack } from '../../domain/create/create-outcome.js';
 
 const OK: Ok = { ok: true };
 
@@ -55,8 +56,19 @@ export function callbackRoutes(s: Services): Hono {
     if (!isServiceId(ref)) throw forged();
     let bill = await s.store.getByReference(ref).catch(unavailable);
     if (!bill || !constantTimeEqual(hookToken, bill.hookToken)) throw forged();
-    // A create we settled as failed (its orphan was withdrawn): nothing to learn, stop the retries.
-    if (bill.createState === 'failed') {
+    const claimed = claimedBillId(await c.req.text().catch(() => ''));
+    // A bill under our reference that we do not hold there: an orphan of a create that ended
+    // without its answer, or a second bill of one create. Kept once the service confirms it.
+    if (claimed !== null && (bill.createState === 'failed' || (bill.billId !== null && claimed !== bill.billId))) {
+      const adopted = await adoptCalledBack(ref, claimed, { upstream: s.upstream, store: s.store, alerts: s.alerts, now: s.now, log: s.log })
+        .catch(unavailable);
+      if (!adopted) {
+        s.metrics.callback('refused_mismatch');
+        throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');
+      }
+      bill = adopted;
+    } else if (bill.createState === 'failed') {
+      // A create we settled as failed, and the callback names no bill: nothing to learn, stop the retries.
       s.metrics.callback('accepted');
       return c.json(OK);
     }
@@ -72,7 +84,6 @@ export function callbackRoutes(s: Services): Hono {
       bill = after;
     }
     const billId = bill.billId!;
-    const claimed = claimedBillId(await c.req.text().catch(() => ''));
     if (claimed !== null && claimed !== billId) {
       s.metrics.callback('refused_mismatch');
       throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');

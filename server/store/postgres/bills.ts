@@ -43,11 +43,11 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       // Any unique key: the idempotency key, or the order's one current bill (bills_order_current).
       const { rows } = await pool.query(
         `INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
-           token, hook_token, create_state, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'creating', $9, $9)
+           token, hook_token, service_id, create_state, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10, 'creating', $9, $9)
          ON CONFLICT DO NOTHING RETURNING *`,
         [bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
-          bill.token, bill.hookToken, bill.createdAt],
+          bill.token, bill.hookToken, bill.createdAt, bill.serviceId ?? null],
       );
       if (rows[0]) return { inserted: true, bill: toBill(rows[0]) };
       // ON CONFLICT waited for the holder's transaction to commit: these reads see it.
@@ -89,12 +89,43 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       return rows[0] ? toBill(rows[0]) : billWhere(pool, 'merchant_reference', ref);
     },
     async supersede(ref, at) {
-      await pool.query('UPDATE bills SET superseded_at = COALESCE(superseded_at, $2) WHERE merchant_reference = $1 AND NOT is_final', [ref, at]);
+      await pool.query(`UPDATE bills SET superseded_at = COALESCE(superseded_at, $2), withdraw_confirmed_at = COALESCE(withdraw_confirmed_at, $2)
+        WHERE merchant_reference = $1 AND NOT is_final`, [ref, at]);
+    },
+    async recordOrphan(ref, billId, at) {
+      return tx(async (c) => {
+        const bill = await mustGet(c, 'merchant_reference', ref, true);
+        const kept = await billWhere(c, 'bill_id', billId);
+        if (kept) return kept;
+        if (bill.billId === null) {
+          const { rows } = await c.query(`UPDATE bills SET bill_id = $1, create_state = 'created', idempotency_key = NULL, orphaned_at = $2,
+              superseded_at = COALESCE(superseded_at, $2), updated_at = $2 WHERE merchant_reference = $3 RETURNING *`, [billId, at, ref]);
+          await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [ref, at]);
+          return toBill(rows[0]!);
+        }
+        // The service made more than one bill under our reference (an edge that repeated the create).
+        const prefix = `${ref}.`;
+        const { rows: counted } = await c.query('SELECT COUNT(*) AS n FROM bills WHERE left(merchant_reference, $1) = $2', [prefix.length, prefix]);
+        const target = `${prefix}${num(counted[0]?.n) + 1}`;
+        const { rows } = await c.query(`INSERT INTO bills (merchant_reference, bill_id, order_id, amount, order_amount, order_currency,
+            token, hook_token, service_id, create_state, orphaned_at, superseded_at, created_at, updated_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'created', $10, $10, $10, $10) RETURNING *`,
+          [target, billId, bill.orderId, bill.amount, bill.orderAmount, bill.orderCurrency, bill.token, bill.hookToken, bill.serviceId, at]);
+        await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'created')`, [target, at]);
+        return toBill(rows[0]!);
+      });
+    },
+    async confirmWithdrawal(billId, at) {
+      await pool.query('UPDATE bills SET withdraw_confirmed_at = COALESCE(withdraw_confirmed_at, $2) WHERE bill_id = $1', [billId, at]);
+    },
+    async markLost(billId, at) {
+      await pool.query(`UPDATE bills SET lost_at = COALESCE(lost_at, $2), superseded_at = COALESCE(superseded_at, $2), updated_at = $2
+        WHERE bill_id = $1 AND NOT is_final`, [billId, at]);
     },
     async failCreate(ref, at) {
       await tx(async (c) => {
         await mustGet(c, 'merchant_reference', ref, true);
-        const { rowCount } = await c.query(`UPDATE bills SET create_state = 'failed', updated_at = $1
+        const { rowCount } = await c.query(`UPDATE bills SET create_state = 'failed', idempotency_key = NULL, updated_at = $1
           WHERE merchant_reference = $2 AND create_state = 'creating'`, [at, ref]);
         if (rowCount) await c.query(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES ($1, $2, 'create_failed')`, [ref, at]);
       });
@@ -136,10 +167,18 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       await pool.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2', [checkedAt, billId]);
     },
 
-    async listPending(checkedBefore, limit) {
+    async listPending(checkedBefore, limit, serviceId) {
       const { rows } = await pool.query(`SELECT * FROM bills
-        WHERE create_state = 'created' AND NOT is_final AND (checked_at IS NULL OR checked_at < $1)
-        ORDER BY checked_at NULLS FIRST, created_at LIMIT $2`, [checkedBefore, limit]);
+        WHERE create_state = 'created' AND NOT is_final AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < $1)
+          AND ($3::text IS NULL OR service_id IS NULL OR service_id = $3)
+        ORDER BY checked_at NULLS FIRST, created_at LIMIT $2`, [checkedBefore, limit, serviceId ?? null]);
+      return rows.map(toBill);
+    },
+    async listWithdrawing(limit, serviceId) {
+      const { rows } = await pool.query(`SELECT * FROM bills
+        WHERE create_state = 'created' AND NOT is_final AND superseded_at IS NOT NULL AND withdraw_confirmed_at IS NULL
+          AND lost_at IS NULL AND ($2::text IS NULL OR service_id IS NULL OR service_id = $2)
+        ORDER BY superseded_at LIMIT $1`, [limit, serviceId ?? null]);
       return rows.map(toBill);
     },
     async listCreating(createdBefore, limit) {

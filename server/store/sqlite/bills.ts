@@ -37,10 +37,10 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
     const current = bill.orderId === null ? null : currentOf(bill.orderId);
     if (current) return { inserted: false, bill: current, conflict: 'order' };
     q(`INSERT INTO bills (merchant_reference, order_id, idempotency_key, amount, order_amount, order_currency,
-         token, hook_token, create_state, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
+         token, hook_token, service_id, create_state, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'creating', ?, ?)`).run(
       bill.merchantReference, bill.orderId, bill.idempotencyKey, bill.amount, bill.orderAmount, bill.orderCurrency,
-      bill.token, bill.hookToken, bill.createdAt, bill.createdAt,
+      bill.token, bill.hookToken, bill.serviceId ?? null, bill.createdAt, bill.createdAt,
     );
     return { inserted: true, bill: mustGet('merchant_reference', bill.merchantReference) };
   });
@@ -63,6 +63,30 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
     );
     q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(ref, at);
     return mustGet('merchant_reference', ref);
+  });
+
+  const orphanTx = db.transaction((ref: string, billId: string, at: number): StoredBill => {
+    const kept = billWhere('bill_id', billId);
+    if (kept) return kept;
+    const bill = mustGet('merchant_reference', ref);
+    let target = ref;
+    if (bill.billId === null) {
+      q(`UPDATE bills SET bill_id = ?, create_state = 'created', idempotency_key = NULL, orphaned_at = ?,
+           superseded_at = COALESCE(superseded_at, ?), updated_at = ? WHERE merchant_reference = ?`).run(billId, at, at, at, ref);
+    } else {
+      // The service made more than one bill under our reference (an edge that repeated the create).
+      const prefix = `${ref}.`;
+      const siblings = (q('SELECT COUNT(*) AS n FROM bills WHERE substr(merchant_reference, 1, ?) = ?').get(prefix.length, prefix) as { n: number }).n;
+      target = `${ref}.${siblings + 1}`;
+      q(`INSERT INTO bills (merchant_reference, bill_id, order_id, amount, order_amount, order_currency, token, hook_token,
+           service_id, create_state, orphaned_at, superseded_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?)`).run(
+        target, billId, bill.orderId, bill.amount, bill.orderAmount, bill.orderCurrency, bill.token, bill.hookToken,
+        bill.serviceId, at, at, at, at,
+      );
+    }
+    q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'created')`).run(target, at);
+    return mustGet('merchant_reference', target);
   });
 
   const applyTx = db.transaction((input: ApplyStatusInput, channels: NoticeChannel[]): ApplyStatusResult => {
@@ -89,8 +113,9 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
          VALUES (?, ?, 'status', ?, ?, ?, ?)`).run(stored.merchantReference, event.at, event.reason, event.status, event.statusName, event.outcome);
     }
     // The first payment of an order is the payment; any later one is a duplicate to refund.
-    const duplicate = decision.checkDuplicate &&
-      q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined;
+    // An orphan was never shown to a customer: its payment is one the merchant did not ask for.
+    const duplicate = decision.checkDuplicate && (stored.orphanedAt !== null ||
+      q(`SELECT 1 FROM bills WHERE order_id = ? AND outcome = 'paid' AND bill_id != ? LIMIT 1`).get(stored.orderId, billId) !== undefined);
     if (duplicate) q('UPDATE bills SET duplicate_payment = 1 WHERE bill_id = ?').run(billId);
     if (becameFinal) {
       const insert = q(`INSERT INTO notices (id, channel, bill_id, attempts, next_attempt_at, created_at)
@@ -153,7 +178,7 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
       // Only a create still in flight can fail: a created bill stays what the service said.
       return writing(() => db.transaction(() => {
         mustGet('merchant_reference', merchantReference);
-        const { changes } = q(`UPDATE bills SET create_state = 'failed', updated_at = ?
+        const { changes } = q(`UPDATE bills SET create_state = 'failed', idempotency_key = NULL, updated_at = ?
            WHERE merchant_reference = ? AND create_state = 'creating'`).run(at, merchantReference);
         if (changes > 0) q(`INSERT INTO bill_events (merchant_reference, at, kind) VALUES (?, ?, 'create_failed')`).run(merchantReference, at);
       }).immediate());
@@ -180,8 +205,22 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
     },
     supersede(merchantReference, at) {
       return writing(() => {
-        q(`UPDATE bills SET superseded_at = COALESCE(superseded_at, ?) WHERE merchant_reference = ? AND is_final = 0`)
-          .run(at, merchantReference);
+        q(`UPDATE bills SET superseded_at = COALESCE(superseded_at, ?), withdraw_confirmed_at = COALESCE(withdraw_confirmed_at, ?)
+           WHERE merchant_reference = ? AND is_final = 0`).run(at, at, merchantReference);
+      });
+    },
+    recordOrphan(merchantReference, billId, at) {
+      return writing(() => orphanTx.immediate(merchantReference, billId, at));
+    },
+    confirmWithdrawal(billId, at) {
+      return writing(() => {
+        q('UPDATE bills SET withdraw_confirmed_at = COALESCE(withdraw_confirmed_at, ?) WHERE bill_id = ?').run(at, billId);
+      });
+    },
+    markLost(billId, at) {
+      return writing(() => {
+        q(`UPDATE bills SET lost_at = COALESCE(lost_at, ?), superseded_at = COALESCE(superseded_at, ?), updated_at = ?
+           WHERE bill_id = ? AND is_final = 0`).run(at, at, at, billId);
       });
     },
     async findPaidByOrderId(orderId) {
@@ -201,10 +240,18 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
       });
     },
 
-    async listPending(checkedBefore, limit) {
+    async listPending(checkedBefore, limit, serviceId) {
       const rows = q(`SELECT * FROM bills
-        WHERE create_state = 'created' AND is_final = 0 AND (checked_at IS NULL OR checked_at < ?)
-        ORDER BY checked_at IS NOT NULL, checked_at, created_at LIMIT ?`).all(checkedBefore, limit) as BillRow[];
+        WHERE create_state = 'created' AND is_final = 0 AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < ?)
+          AND (? IS NULL OR service_id IS NULL OR service_id = ?)
+        ORDER BY checked_at IS NOT NULL, checked_at, created_at LIMIT ?`).all(checkedBefore, serviceId ?? null, serviceId ?? null, limit) as BillRow[];
+      return rows.map(toStoredBill);
+    },
+    async listWithdrawing(limit, serviceId) {
+      const rows = q(`SELECT * FROM bills
+        WHERE create_state = 'created' AND is_final = 0 AND superseded_at IS NOT NULL AND withdraw_confirmed_at IS NULL
+          AND lost_at IS NULL AND (? IS NULL OR service_id IS NULL OR service_id = ?)
+        ORDER BY superseded_at LIMIT ?`).all(serviceId ?? null, serviceId ?? null, limit) as BillRow[];
       return rows.map(toStoredBill);
     },
     async listCreating(createdBefore, limit) {
