@@ -22,7 +22,7 @@ export {
   type StatusKey,
 } from './dialect.js';
 export type {
-  CallbackAttempt, Faults, Lie, Op, Refusal, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
+  CallbackAttempt, Faults, LedgerEntry, Lie, Op, Refusal, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
 } from './types.js';
 
 function perOp(): Record<Op, number> {
@@ -146,6 +146,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       callbacks.stop();
       book.clear();
     },
+    ledger: () => book.all().map((bill) => ({
+      billId: bill.billId, merchantReference: bill.merchantReference, amount: bill.amount, createdAt: bill.createdAt, expiredOn: bill.expiredOn,
+      history: bill.history.map((state) => ({ status: state.status, at: state.updatedAt })),
+    })),
     events,
     idle: () => callbacks.idle(),
     close: () => {

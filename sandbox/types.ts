@@ -160,6 +160,18 @@ export interface SandboxOptions {
   controls?: boolean;
 }
 
+/** One bill as the sandbox's book holds it (Sandbox.ledger). */
+export interface LedgerEntry {
+  billId: string;
+  merchantReference: string;
+  /** Canonical decimal text. */
+  amount: string;
+  createdAt: number;
+  expiredOn: number;
+  /** Each state, oldest first, with the sandbox time it began: pending, then its final state if any. */
+  history: { status: StatusKey; at: number }[];
+}
+
 export interface Sandbox {
   app: Hono;
   pay(billId: string): StatusRecordWire;
@@ -186,6 +198,11 @@ export interface Sandbox {
    * their pending callbacks are dropped. Clock, faults, stats and customers stay.
    */
   forget(): void;
+  /**
+   * The sandbox's own book, for tests that check what the service holds: every bill it knows, with
+   * each state it has been in and since when (its clock). A forgotten bill is not in it.
+   */
+  ledger(): LedgerEntry[];
   /** 'callback' events: CustomEvent<CallbackAttempt>, one per attempt. */
   readonly events: EventTarget;
   /** Resolves when no callback is scheduled or in flight. */

@@ -115,11 +115,24 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     }
   }
 
+  /** An unknown create met by a customer's create for its order: settled now, or the customer tries again shortly. */
+  async function settleNow(bill: StoredBill): Promise<void> {
+    try {
+      await settle(bill, 'customer');
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      log.warn('settling an unknown create for its order failed; the customer tries again shortly', { merchantReference: bill.merchantReference, error });
+      throw tryAgainShortly();
+    }
+    const after = await store.getByReference(bill.merchantReference);
+    if (after?.createState === 'creating') throw tryAgainShortly();
+  }
+
   /** A create whose outcome is unknown: find what the service made under our reference before anything else. */
-  async function settle(bill: StoredBill): Promise<void> {
+  async function settle(bill: StoredBill, priority: 'background' | 'customer' = 'background'): Promise<void> {
     if (calling.has(bill.merchantReference)) return;
     try {
-      await settleByReference(bill, outcomes, { priority: 'background' });
+      await settleByReference(bill, outcomes, { priority });
     } catch (error) {
       const limit = settleLimitMs(longestLifetimeMs, options.expiryGraceMs ?? 0, options.lifetimeFallbackMs ?? 86_400_000);
       if (now() - bill.createdAt < limit) throw error;
@@ -250,7 +263,10 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
         continue;
       }
       if (bill.createState === 'creating') {
-        await untilCreated(bill, waitForCreate);
+        // Asked moments ago (here or by another process): its answer is near. Unknown: settle it now
+        // rather than wait; while the service cannot say, the customer hears to try again shortly.
+        if (createPhase(bill, now(), unknownAfterMs) === 'asked') await untilCreated(bill, waitForCreate);
+        else await settleNow(bill);
         continue;
       }
       const answer = await decideCurrent(bill as StoredBill & { billId: string }, resolved, current);

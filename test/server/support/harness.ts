@@ -24,6 +24,7 @@ import { openStore } from '../../../server/store/open-store.js';
 import type { Store } from '../../../server/store/types.js';
 import { createBillApi, createServiceClock, loadSigner } from '../../../server/upstream/index.js';
 import type { BillApi, HttpClient } from '../../../server/upstream/index.js';
+import type { Budget } from '../../../server/upstream/budget.js';
 import type { CreatedBillView } from '../../../contract/bill-view.js';
 import { serveOn } from './servers.js';
 
@@ -76,6 +77,13 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** Answers' Date headers farther from the BFF's clock than this are ignored, ms (0: the BFF goes by its own clock). */
   serviceClockMaxOffsetMs?: number;
+  /**
+   * A second instance of the BFF beside `shareWith`: the same sandbox and clock (its options are
+   * ignored here); give both one PostgreSQL DATABASE_URL to share a store. The first one closes the sandbox.
+   */
+  shareWith?: Harness;
+  /** The budget toward the service (default: the BFF's own, from its configuration). */
+  budget?: Budget;
 }
 
 export interface Harness {
@@ -104,18 +112,19 @@ export interface Harness {
 
 export async function startHarness(t: TestContext, options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-test-'));
-  const clock: Clock = options.realClock
+  const shared = options.shareWith;
+  const clock: Clock = shared?.clock ?? (options.realClock
     ? { now: Date.now, advance: () => { throw new Error('this harness runs on the real clock'); } }
-    : createClock();
+    : createClock());
   const logs: string[] = [];
   const bodies: string[] = [];
 
   const secret = options.secret ?? TEST_SECRET;
   let handler: (req: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const bff = await serveOn((req, env) => handler(req, env));
-  const sandboxServer = options.embedded ? null : await serveOn((req) => sandbox.app.fetch(req));
-  const sandboxUrl = sandboxServer?.url ?? `${bff.url}/sandbox`;
-  const sandbox: Sandbox = createSandbox({
+  const sandboxServer = options.embedded || shared ? null : await serveOn((req) => sandbox.app.fetch(req));
+  const sandboxUrl = shared?.sandboxUrl ?? sandboxServer?.url ?? `${bff.url}/sandbox`;
+  const sandbox: Sandbox = shared?.sandbox ?? createSandbox({
     key: TEST_KEY,
     secret,
     now: clock.now,
@@ -142,7 +151,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     });
   } catch (error) {
     // A configuration the BFF refuses: nothing was started on its behalf, so nothing may stay open.
-    sandbox.close();
+    if (!shared) sandbox.close();
     await Promise.all([bff.close(), sandboxServer?.close()]);
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -156,6 +165,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     pageBase: config.pageBase,
     http: options.upstreamHttp ? options.upstreamHttp(realHttp) : realHttp,
     sleep: async () => undefined,
+    ...(options.budget ? { budget: options.budget } : {}),
     // The service's clock against the harness's (the budget keeps real time: its pauses are real waits).
     clock: createServiceClock({ now: clock.now, ...(options.serviceClockMaxOffsetMs !== undefined ? { maxOffsetMs: options.serviceClockMaxOffsetMs } : {}) }),
   });
@@ -197,7 +207,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
 
   t.after(async () => {
     await app.stop();
-    sandbox.close();
+    if (!shared) sandbox.close();
     await Promise.all([bff.close(), sandboxServer?.close()]);
     await store.close();
     rmSync(dir, { recursive: true, force: true });
