@@ -146,6 +146,18 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const upstream = service.api;
   const serviceClock = options.upstream.clock;
   const alerts = createAlerts(log, (kind) => metrics.answerMismatch(kind));
+  // A record dated after the service's time (local time labelled UTC, a database clock ahead) is
+  // news for a person, never an input: raised once per bill (the set is bounded, then starts over).
+  const recordsAhead = new Set<string>();
+  serviceClock?.onContradiction(({ billId, dateTime, aheadMs }) => {
+    const key = billId ?? '';
+    if (recordsAhead.has(key)) return;
+    if (recordsAhead.size >= 10_000) recordsAhead.clear();
+    recordsAhead.add(key);
+    alerts.raise('service_record_ahead', "a status record is dated after the service's time; it is not used to judge any time", {
+      billId: billId ?? null, dateTime, aheadMs,
+    });
+  });
   const onFinal = hooks.onFinal?.bind(hooks);
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);

@@ -291,6 +291,7 @@ export function loadConfig(env: Env): Config {
         path: text(env, 'BILL_BIND_PATH') ?? '/v1/customer/bind',
         idField: text(env, 'BILL_BIND_ID_FIELD') ?? 'customerId',
       },
+      minLifetimeMs: int(env, 'BILL_MIN_LIFETIME_MS', 60_000, 1_000),
     },
     statuses: {
       pending: codes(env, 'BILL_PENDING_STATUSES', [1]),

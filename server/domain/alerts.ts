@@ -8,11 +8,12 @@ import type { LogFields, Logger } from '../log.js';
  * create of unknown outcome could not be settled within the bound, and its order was released.
  * `orphan_paid`: a bill the service made for a create whose answer never arrived was paid (a
  * duplicate payment to refund). `bill_lost_at_service`: the service answered "not found" for a bill
- * it had made.
+ * it had made. `service_record_ahead`: a status record is dated after the service's time as estimated
+ * (its records or its Date headers are wrong); never an input to any clock, raised once per bill.
  */
 export const ALERT_KINDS = [
   'create_answer_mismatch', 'requery_answer_mismatch', 'service_clock_disagrees', 'create_settle_abandoned', 'orphan_paid',
-  'bill_lost_at_service',
+  'bill_lost_at_service', 'service_record_ahead',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

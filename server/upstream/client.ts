@@ -4,9 +4,9 @@ import { isDecimal, toDecimal } from '../../contract/decimal.js';
 import {
   BillApiConfigError, BillApiHttpError, BillApiRejectedError, BillApiResponseError, type BillApiError, type BillOperation,
 } from './errors.js';
-import { createdBillSchema, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
+import { createdAnswerSchema, expiredOnProblem, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
 import { createBudget, priorityNow, type Budget } from './budget.js';
-import { createServiceClock, type ServiceClock } from './service-clock.js';
+import { createServiceClock, type ClockContradiction, type ServiceClock } from './service-clock.js';
 import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
   BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
@@ -31,7 +31,16 @@ export interface BillApiOptions {
   /** The service's clock (default: one of this client's own). */
   clock?: ServiceClock;
   now?: () => number;
+  /**
+   * Told when a requery's record is dated after the service's time as estimated (ServiceClock.observeRecord):
+   * the service's records or its Date headers are wrong. For an alert; nothing is changed by it.
+   */
+  onClockContradiction?: (contradiction: ClockContradiction & { billId: string }) => void;
 }
+
+/** Words with which a service refuses a page for its size; an empty message says nothing either way. */
+const SIZE_WORDS = /\b(size|page|paging|limit|max(imum)?|too (many|large|big)|per.?page|rows|count)\b/i;
+const aboutSize = (message: string): boolean => message.trim() === '' || SIZE_WORDS.test(message);
 
 /** A JSON number literal: what may be sent as-is. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
@@ -71,7 +80,7 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
   checkConfig(config);
   const now = options.now ?? Date.now;
   const budget = options.budget ?? createBudget({ maxRps: config.maxRps, maxRpsByOperation: config.maxRpsByOperation, now });
-  const clock = options.clock ?? createServiceClock({ now });
+  const clock = options.clock ?? createServiceClock({ now, ...(config.minLifetimeMs !== undefined ? { minLifetimeMs: config.minLifetimeMs } : {}) });
   const transport = createTransport(config, {
     budget,
     clock,
@@ -110,10 +119,16 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     );
   }
 
-  /** A refusal of a list request that asked `size` rows: the service may allow fewer. Auth and load refusals are other errors. */
-  const refusedForSize = (error: unknown, size: number): error is BillApiError =>
-    size > 1 && ((error instanceof BillApiRejectedError && !error.retryable) ||
-      (error instanceof BillApiHttpError && error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 404));
+  /**
+   * A refusal of a list request that asked `size` rows, plausibly for its size (the service may allow
+   * fewer): a 4xx whose words name the page or its size, or that names nothing (a bare 400 or 413).
+   * A refusal that names something else (a filter, a sort) is not about size. Auth and load refusals are other errors.
+   */
+  const refusedForSize = (error: unknown, size: number): error is BillApiError => {
+    if (size <= 1) return false;
+    if (error instanceof BillApiRejectedError && !error.retryable) return aboutSize(error.serviceMessage);
+    return error instanceof BillApiHttpError && (error.httpStatus === 400 || error.httpStatus === 413 || error.httpStatus === 422);
+  };
 
   /** One page of our own listing at `pageSize` rows; a refusal halves the size until one is taken. */
   async function ownPage(filters: ListBillsInput['filters'], page: number, call?: CallOptions): Promise<{ result: ListBillsResult; size: number }> {
@@ -145,16 +160,20 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;
       body += `,"callbackUrl":${JSON.stringify(input.callbackUrl)},"redirectUrl":${JSON.stringify(input.redirectUrl)}}`;
       const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions);
-      const created = read(createdBillSchema, answer, 'create');
-      const timing = clock.judgeCreated(created.expiredOn, answer.receivedAt);
-      if (!timing.valid) {
-        throw new BillApiResponseError(
-          `Bill API create: the answer's data.expiredOn cannot be a bill's expiry (${timing.reason}; expected unix milliseconds after the service's time). ` +
-          `The service made bill ${JSON.stringify(created.billId)}: withdraw it with cancelBill; no bill of this answer is used.`,
-          { operation: 'create', retryable: false, httpStatus: answer.httpStatus, field: 'data.expiredOn', madeBillId: created.billId },
-        );
-      }
-      return { ...created, expiresLocalAt: timing.expiresLocalAt, clockDisagreed: timing.disagreed };
+      // Any other member not as the spec says: the outcome is unknown (read). expiredOn is judged apart:
+      // the bill it names exists at the service whatever its expiry, and is the caller's to withdraw.
+      const created = read(createdAnswerSchema, answer, 'create');
+      const invalid = (reason: string) => new BillApiResponseError(
+        `Bill API create: the answer's data.expiredOn cannot be a bill's expiry (${reason}; expected unix milliseconds at least a minute and at most a year after the service's time). ` +
+        `The service made bill ${JSON.stringify(created.billId)}: withdraw it with cancelBill; no bill of this answer is used.`,
+        { operation: 'create', retryable: false, httpStatus: answer.httpStatus, field: 'data.expiredOn', madeBillId: created.billId },
+      );
+      const problem = expiredOnProblem(created.expiredOn);
+      if (problem !== null) throw invalid(problem);
+      const expiredOn = created.expiredOn as number;
+      const timing = clock.judgeCreated(expiredOn, { dateHeader: answer.dateHeader, sentAt: answer.sentAt, receivedAt: answer.receivedAt });
+      if (!timing.valid) throw invalid(timing.reason);
+      return { ...created, expiredOn, expiresLocalAt: timing.expiresLocalAt, clockDisagreed: timing.disagreed };
     },
 
     listBills(input: ListBillsInput, callOptions?: CallOptions): Promise<ListBillsResult> {
@@ -190,7 +209,15 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       const path = `/v1/bill/requery?billId=${encodeURIComponent(billId)}`;
       const answer = await send({ operation: 'requery', method: 'GET', path, body: null, retry: callOptions?.retry ?? true }, callOptions);
       const record = read(statusRecordSchema, answer, 'requery');
-      clock.observeRecord(record.dateTime, answer.receivedAt);
+      // Never an input to the clock: a record dated after the service's time as estimated is reported.
+      const check = clock.observeRecord(record.dateTime, answer.receivedAt, billId);
+      if (check.contradicts) {
+        try {
+          options.onClockContradiction?.({ billId, dateTime: record.dateTime, receivedAt: answer.receivedAt, aheadMs: check.aheadMs });
+        } catch {
+          // The hook's failure is its own: the record stands.
+        }
+      }
       return record;
     },
 

@@ -67,15 +67,51 @@ export const envelopeSchema = z.object({
 });
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-export const createdBillSchema = z.object({
+/** Before 1973-03-03 in ms, but in seconds a time near 5138: a unix time in seconds, not ms. */
+const SECONDS_SIZED_MS = 100_000_000_000;
+
+/**
+ * What is wrong with a create answer's expiredOn as such (before any clock is asked), or null: it
+ * must be a JSON number, whole, positive and in milliseconds. A string is refused even when it
+ * holds digits: an answer that quotes it is not the spec's, and guessing its unit is not ours.
+ */
+export function expiredOnProblem(value: unknown): string | null {
+  if (typeof value === 'string') return `expected a number of unix milliseconds, got a string ${shown(value)}`;
+  if (typeof value !== 'number') return `expected a number of unix milliseconds, got ${value === null ? 'null' : typeof value}`;
+  if (!Number.isFinite(value) || !Number.isInteger(value)) return `expected whole unix milliseconds, got ${shown(value)}`;
+  if (!Number.isSafeInteger(value)) return `expected unix milliseconds, got ${shown(value)}`;
+  if (value <= 0) return `expected a positive unix time in milliseconds, got ${shown(value)}`;
+  if (value < SECONDS_SIZED_MS) return `expected unix milliseconds, got ${shown(value)} (a unix time in seconds)`;
+  return null;
+}
+
+/**
+ * A create answer's expiredOn as a shape: a whole JSON number (never a string, even of digits, nor
+ * a fraction). Whether it can be a bill's expiry (positive, in ms, a plausible lifetime ahead) is
+ * judged apart: expiredOnProblem, then ServiceClock.judgeCreated.
+ */
+export const expiredOnSchema = z.number({ error: 'expected a whole number of unix milliseconds' })
+  .int({ error: 'expected a whole number of unix milliseconds' });
+
+const createdBillMembers = {
   billId: idSchema,
   billUrl: billUrlSchema,
   billAmount: amountSchema,
   requireGCAmount: gcAmountSchema.nullish().transform((v) => v ?? null),
   currency: currencySchema,
   merchantReference: z.string(),
-  expiredOn: integerSchema,
+};
+
+export const createdBillSchema = z.object({
+  ...createdBillMembers,
+  expiredOn: expiredOnSchema,
 }) satisfies z.ZodType<CreatedBillRecord, unknown>;
+
+/**
+ * A create answer with its expiredOn as it came: the client judges it apart (expiredOnProblem,
+ * ServiceClock.judgeCreated), since the bill it names exists at the service whatever its expiry.
+ */
+export const createdAnswerSchema = z.object({ ...createdBillMembers, expiredOn: z.unknown() });
 
 export const statusRecordSchema = z.object({
   billId: idSchema,

@@ -4,13 +4,21 @@
 import type { UpstreamConfig } from './types.js';
 import { BillApiThrottledError, type BillApiError, type BillOperation } from './errors.js';
 import { BudgetExhaustedError, type Budget, type Priority } from './budget.js';
-import { classifyContext, classifyResponse, retryAfterMs, type Answer, type Attempt } from './classify-response.js';
+import { classifyContext, classifyResponse, retryAfterMs, type Answer as Classified, type Attempt } from './classify-response.js';
 import { abortError, signerFailed, signerValue, timedOut, unreachable } from './exchange-errors.js';
 import { retryDelay } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import type { HttpClient, Signer } from './types.js';
 
-export type { Answer } from './classify-response.js';
+/** An ok answer, and what its caller needs to judge the service's time by this one exchange. */
+export interface Answer extends Classified {
+  /** Our clock's time when the request was sent (ServiceClock.local). */
+  sentAt: number;
+  /** The answer's Date header as it came, or null. */
+  dateHeader: string | null;
+}
+
+type Timed = { ok: true; answer: Answer } | Extract<Attempt, { ok: false }>;
 
 export interface TransportOptions {
   signer: Signer;
@@ -61,11 +69,11 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const context = classifyContext(config);
   const { base, clean } = context;
 
-  async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<Attempt> {
+  async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<Timed> {
     const { operation: op } = spec;
     const url = new URL(base + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`));
     const body = spec.body ?? '';
-    const fail = (error: BillApiError): Attempt => ({ ok: false, error, retryAfterMs: null, throttled: false });
+    const fail = (error: BillApiError): Timed => ({ ok: false, error, retryAfterMs: null, throttled: false });
 
     let signed: unknown;
     try {
@@ -97,13 +105,16 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
         method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
       });
       const receivedAt = options.clock.local();
-      options.clock.observe(res.headers.get('date'), sentAt, receivedAt);
+      const dateHeader = res.headers.get('date');
+      options.clock.observe(dateHeader, sentAt, receivedAt);
       const retryAfter = retryAfterMs(res.headers.get('retry-after'));
       options.budget.answered(op, res.status, retryAfter);
       const text = await res.text();
-      return classifyResponse(spec, {
+      const result = classifyResponse(spec, {
         status: res.status, location: res.headers.get('location'), text, path: url.pathname, retryAfterMs: retryAfter, receivedAt,
       }, context);
+      // The exchange's own times go with its answer: a create's expiry is judged by them (ServiceClock.judgeCreated).
+      return result.ok ? { ok: true, answer: { ...result.answer, sentAt, dateHeader } } : result;
     } catch (err) {
       if (callerSignal?.aborted) return fail(abortError(op, op === 'create', err));
       if (timedOutNow) return fail(timedOut(op, url, config.timeoutMs, err));

@@ -5,6 +5,8 @@ import type { ServiceBillRecord } from '../../contract/admin.js';
 import type { Budget, Priority } from './budget.js';
 import type { ServiceClock } from './service-clock.js';
 
+export type { ClockContradiction, CreateExchange, CreatedTiming, ExpirySource, RecordCheck } from './service-clock.js';
+
 export interface OperationShape {
   /** HTTP method, upper case. */
   method: string;
@@ -38,6 +40,8 @@ export interface UpstreamConfig {
   cancel: OperationShape & { body: string | null };
   /** Bind customer: method and path; the body is the customer's information as given. */
   bind: OperationShape & { idField: string };
+  /** The shortest lifetime a bill may have, ms (BILL_MIN_LIFETIME_MS): a create answer's expiredOn closer than this is refused. */
+  minLifetimeMs?: number;
 }
 
 /** Section 2.2: the bill as returned by create. */
@@ -51,11 +55,15 @@ export interface CreatedBillRecord {
   expiredOn: number;
 }
 
-/** A create's answer, with its expiry judged on our clock (ServiceClock.judgeCreated). */
+/** A create's answer, with its expiry judged on our clock from its own exchange (ServiceClock.judgeCreated). */
 export interface CreatedBill extends CreatedBillRecord {
-  /** Our clock's time at which the bill expires: the answer's arrival plus the bill's lifetime on the service's clock. */
+  /**
+   * Our clock's time at which the bill expires: expiredOn against its own answer's Date header (at
+   * the latest the truth can be: never early, at most the round trip plus 1 s late), else our clock,
+   * else the service-wide estimate (CreatedTiming.source says which).
+   */
   expiresLocalAt: number;
-  /** The Date headers put the service's time past this bill's expiry: the bill's lifetime was used instead. */
+  /** The answer's own Date header made the bill's lifetime implausible (under a minute, over a year): another source was used. */
   clockDisagreed: boolean;
 }
 

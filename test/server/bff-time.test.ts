@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
 import type { BillNotice } from '../../server/domain/bill-view.js';
-import type { HttpResponse } from '../../server/upstream/types.js';
+import type { ServiceClock } from '../../server/upstream/service-clock.js';
+import type { ClockContradiction, HttpResponse } from '../../server/upstream/types.js';
 import { startHarness, TEST_TICKET_SECRET } from './support/harness.js';
 import type { Harness, HarnessOptions } from './support/harness.js';
 import { readSse } from './support/sse.js';
@@ -53,6 +54,87 @@ test("the service's clock 20 min behind: three creates of one order with one tic
   assert.equal(h.sandbox.stats().calls.cancel, 0);
 });
 
+/** What the widget counts down from an answer about `bill`: expiredOn − that answer's X-Service-Time, ms. */
+const countdown = (res: Response, bill: { expiredOn: number }) => bill.expiredOn - Number(res.headers.get('x-service-time'));
+
+/** Within 2 s of what the service gives the bill now, by its own clock. */
+function assertCountdown(h: Harness, res: Response, bill: { expiredOn: number }, what: string) {
+  const shown = countdown(res, bill);
+  const truth = bill.expiredOn - h.sandbox.clock().now;
+  assert.ok(Math.abs(shown - truth) <= 2000, `${what}: the countdown shows ${shown} ms, the service gives ${truth} ms`);
+}
+
+test('status records dated 7 h ahead (local time labelled UTC): a new bill keeps its own quarter of an hour: its countdown right, never withdrawn early, reused on reload', async (t) => {
+  const h = await startHarness(t, { env: withOrders, hooks: { resolveOrder } });
+  h.sandbox.setFaults({ recordDateTimeOffsetMs: 25_200_000 });
+  const told: ClockContradiction[] = [];
+  // The hook the app connects to its alerts (called as optional only so that this test tells what a customer sees first).
+  const clock: Partial<Pick<ServiceClock, 'onContradiction'>> = h.upstream.clock!;
+  clock.onContradiction?.((c) => told.push(c));
+  // Other customers' bills, requeried behind their polls: every record the service states is 7 h ahead.
+  const others: CreatedBillView[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { status, json } = await post(h, { orderId: `order-other-${i}`, orderTicket: await h.ticket(`order-other-${i}`) });
+    assert.equal(status, 201, JSON.stringify(json));
+    others.push(json);
+  }
+  for (let round = 0; round < 3; round++) {
+    h.clock.advance(5_000);
+    for (const other of others) await h.request(`/api/bills/${other.billId}?token=${other.token}`);
+    await h.refreshed();
+  }
+  assert.ok(others.every((other) => h.requeries(other.billId) >= 3));
+
+  // The customer's bill: a quarter of an hour, counted down as such on every answer about it.
+  const ticket = await h.ticket('order-2001');
+  const { status, res, json: bill } = await post(h, { orderId: 'order-2001', orderTicket: ticket });
+  assert.equal(status, 201, JSON.stringify(bill));
+  assertCountdown(h, res, bill, 'the create');
+  assertCountdown(h, await h.request(`/api/bills/${bill.billId}?token=${bill.token}`), bill, 'a poll');
+  const stream = await h.request(`/api/bills/${bill.billId}/events?token=${bill.token}`);
+  assertCountdown(h, stream, bill, 'its stream');
+  await stream.body?.cancel();
+  assertCountdown(h, await h.request(`/api/bills/${bill.billId}/checkout.html?token=${bill.token}`), bill, 'checkout.html');
+
+  // Eleven minutes on (past 10 min of grace), polled and reconciled: still the customer's, pending at the service.
+  h.clock.advance(11 * 60_000);
+  const later = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
+  assertCountdown(h, later, bill, 'a poll 11 min on');
+  await h.refreshed();
+  await h.app.reconciler.runOnce();
+  await h.refreshed();
+  assert.equal(h.sandbox.stats().calls.cancel, 0, 'no bill was withdrawn');
+  // A reload: the same order's create hands the same bill back, with its countdown.
+  const again = await post(h, { orderId: 'order-2001', orderTicket: await h.ticket('order-2001') });
+  assert.equal(again.status, 201, JSON.stringify(again.json));
+  assert.equal(again.json.billId, bill.billId, 'the order\'s bill is reused, not withdrawn and made again');
+  assertCountdown(h, again.res, bill, 'the reload');
+  // Half a minute before its own end: reconciled again, still not withdrawn.
+  h.clock.advance(3 * 60_000 + 30_000);
+  await h.app.reconciler.runOnce();
+  await h.refreshed();
+  assert.equal(h.sandbox.stats().calls.cancel, 0, 'no bill was withdrawn before its own lifetime');
+  assert.equal((await h.upstream.requeryBill(bill.billId)).status, 1, 'still payable at the service');
+  assert.equal(h.sandbox.stats().calls.create, 4, 'one bill per order');
+  // Each record dated ahead was reported for an alert, never taken as the service's time.
+  assert.ok(told.length >= 9, `${told.length} contradictions reported`);
+  // (dateTime is the bill's last update, so less than 7 h after the service's time as the bill ages.)
+  assert.ok(told.every((c) => c.aheadMs > 25_200_000 - 20 * 60_000 && c.aheadMs <= 25_200_000 + 5_000));
+});
+
+test("the service's clock 20 min behind, then corrected: the very next bill's countdown is right", async (t) => {
+  const h = await startHarness(t, { env: production, sandbox: { clockOffsetMs: -1_200_000 } });
+  const first = await post(h, { amount: '12.50' });
+  assert.equal(first.status, 201);
+  assertCountdown(h, first.res, first.json, 'the bill made 20 min behind');
+  h.sandbox.setClockOffset(0);
+  h.clock.advance(5_000);
+  const next = await post(h, { amount: '13.50' });
+  assert.equal(next.status, 201);
+  assertCountdown(h, next.res, next.json, 'the next create');
+  assertCountdown(h, await h.request(`/api/bills/${next.json.billId}?token=${next.json.token}`), next.json, 'its poll');
+});
+
 test('a Date header 2 h ahead (local time labelled GMT): no bill withdrawn, the countdown right, the disagreement counted', async (t) => {
   const h = await startHarness(t, { env: production, sandbox: { faults: { dateHeaderOffsetMs: 7_200_000 } } });
   const { status, res, json: bill } = await post(h, { amount: '12.50' });
@@ -90,7 +172,8 @@ test('expiredOn in seconds: refused, the bill cancelled at the service, a clear 
 
 test('a read replica 1 s behind, default RECONCILE_INTERVAL_MS: paid on the stream within 3 s of the payment, expired within 3 s of the expiry', { timeout: 30_000 }, async (t) => {
   const h = await startHarness(t, {
-    env: production, realClock: true, start: true,
+    // Bills of seconds (real time): below the one-minute floor, which BILL_MIN_LIFETIME_MS lowers.
+    env: { ...production, BILL_MIN_LIFETIME_MS: '1000' }, realClock: true, start: true,
     sandbox: { billLifetimeMs: 6_000, faults: { replicaLagMs: 1000 } },
   });
   assert.equal(h.config.reconcileIntervalMs, 30_000);
@@ -135,7 +218,8 @@ test('callbacks before the create answer (retried at once): recorded, answered 2
 test('a service whose largest page is 10: the orphan of a lost create is found and voided', async (t) => {
   const h = await startHarness(t, { env: production, sandbox: { faults: { createLostResponseRate: 1, hangMs: 50, maxPageSize: 10 } } });
   const { status } = await post(h, { amount: '12.50' });
-  assert.equal(status, 502);
+  // Both attempts settled: no bill was made for this call, and the customer may ask again.
+  assert.equal(status, 503);
   const { lists } = await h.upstream.listBills({ paging: { index: 1, size: 10 } });
   // The first create and the one retry it allows: both made at the service, both withdrawn.
   assert.equal(lists.length, 2);

@@ -63,10 +63,12 @@ test('a refusal for load: nothing was made, the create fails, upstream_busy carr
   assert.deepEqual(calls, [`fail ref-1 at ${NOW}`]);
 });
 
-test('a failure that made no bill (an HTTP 404, say): the create fails, upstream_unavailable (503, try again shortly), logged as an error', async () => {
+test('a failure that made no bill: an HTTP 404 is upstream_unavailable (502, it fails again), the service out of reach asks again shortly (503)', async () => {
   const { deps: d, lines } = deps();
   const error = new BillApiHttpError('x', { operation: 'create', retryable: false, httpStatus: 404 });
-  await assert.rejects(failedCreate(error, 'ref-1', d), (e) => refused('upstream_unavailable', 'busy')(e) && (e as CheckoutError).retryAfterSeconds === 2);
+  await assert.rejects(failedCreate(error, 'ref-1', d), refused('upstream_unavailable'));
+  const refusedConnection = new BillApiNetworkError('x', { operation: 'create', retryable: true });
+  await assert.rejects(failedCreate(refusedConnection, 'ref-1', deps().deps), (e) => refused('upstream_unavailable', 'busy')(e) && (e as CheckoutError).retryAfterSeconds === 2);
   assert.deepEqual([lines[0]!.level, lines[0]!.msg], ['error', 'create failed; the service did not make the bill']);
 });
 

@@ -6,7 +6,7 @@
 import type { Logger } from '../../log.js';
 import type { Store, StoredBill } from '../../store/types.js';
 import {
-  BillApiRejectedError, BillApiResponseError, BillApiThrottledError, type BillApiError,
+  BillApiHttpError, BillApiRejectedError, BillApiResponseError, BillApiThrottledError, type BillApiError,
 } from '../../upstream/errors.js';
 import type { BillApi, CallOptions } from '../../upstream/types.js';
 import type { Alerts } from '../alerts.js';
@@ -14,7 +14,7 @@ import { CheckoutError, serviceBusy } from '../errors.js';
 import type { FollowUps } from '../status/follow-ups.js';
 import { serviceReference } from '../status/answer-check.js';
 import type { Refreshed } from '../status/refresher.js';
-import { tryAgainShortly } from './create-result.js';
+import { tryAgainShortly, unavailable } from './create-result.js';
 
 export interface CreateOutcomeDeps {
   upstream: Pick<BillApi, 'cancelBill' | 'findByMerchantReference'>;
@@ -88,7 +88,9 @@ export async function failedCreate(error: BillApiError, ref: string, deps: Creat
   if (!error.outcomeUnknown) {
     await store.failCreate(ref, now());
     log.error('create failed; the service did not make the bill', { merchantReference: ref, error });
-    throw tryAgainShortly();
+    // A 4xx of ours (a wrong path, a method not allowed) fails the same way again: no Retry-After.
+    // Anything else (the service out of reach, a credential refused for now) may pass: the key asks again.
+    throw error instanceof BillApiHttpError && error.httpStatus < 500 ? unavailable() : tryAgainShortly();
   }
 }
 

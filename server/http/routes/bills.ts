@@ -5,7 +5,7 @@ import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError, serviceBusy } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
 import { ApiError } from '../errors.js';
-import { SERVICE_TIME_HEADER } from '../middleware/server-time.js';
+import { SERVICE_TIME_HEADER, stampBillServiceTime } from '../middleware/server-time.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
@@ -51,6 +51,8 @@ function refusalCode(error: unknown): string {
 
 export function billRoutes(s: Services): Hono {
   const app = new Hono();
+  // X-Service-Time of an answer about one bill: its own (stampBillServiceTime), the estimate without one.
+  const serviceNow = s.upstream.clock ? () => s.upstream.clock!.now() : undefined;
 
   const limit = rateLimit({ limit: s.config.createRateLimitPerMinute, windowMs: 60_000, key: s.clientKey, now: s.now });
   // The handler after it answers its own errors (app.ts guards each): what is thrown here is the limit's.
@@ -77,9 +79,12 @@ export function billRoutes(s: Services): Hono {
       }
       const { status, bill } = result;
       s.metrics.createAnswered(result.fresh);
-      // Stamped again now that the service has answered: the first create of a process is the
-      // first answer its clock is learned from, and the widget counts down from this one.
-      if (s.upstream.clock) c.header(SERVICE_TIME_HEADER, String(s.upstream.clock.now()));
+      // Stamped again now that the service has answered, with the bill's own time (its lifetime as
+      // judged at create): the widget counts down from this one.
+      // Read from the store, not cached: a create leaves the cache to the reads that follow.
+      const own = await s.store.getByBillId(bill.billId).catch(() => null);
+      if (own) stampBillServiceTime(c, own, s.now, serviceNow);
+      else if (serviceNow) c.header(SERVICE_TIME_HEADER, String(serviceNow()));
       // The answer carries the bill's token: no cache may keep it.
       c.header('Cache-Control', 'no-store');
       const cookie = startedCookie({
@@ -98,6 +103,7 @@ export function billRoutes(s: Services): Hono {
   };
   // What is known now, at once; a requery runs behind it when the status is older than the window.
   const known = (c: Context, found: CachedBill) => {
+    stampBillServiceTime(c, found.bill, s.now, serviceNow);
     s.refresher.refreshBehind(found.bill, 'poll');
     s.followUps.watchExpiry(found.bill);
     return json(c, readJson(found, c.req.header('Accept-Language')));
@@ -115,6 +121,7 @@ export function billRoutes(s: Services): Hono {
   app.get('/:billId/events', async (c) => {
     const found = await billForToken(c, s);
     const billId = found.bill.billId;
+    stampBillServiceTime(c, found.bill, s.now, serviceNow);
     // A client that has the final status (it names its id) is told not to come back: per the
     // WHATWG spec an EventSource answered 204 stops reconnecting. Some polyfills send the id as a query.
     const lastEventId = c.req.header(LAST_EVENT_ID) ?? c.req.query(LAST_EVENT_ID_QUERY);

@@ -13,6 +13,7 @@ import type { CachedBill } from '../../domain/status/bill-cache.js';
 import { billForToken } from '../bill-access.js';
 import { ApiError } from '../errors.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
+import { billServiceNow, stampBillServiceTime } from '../middleware/server-time.js';
 import { checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
 import { qrCode, qrPng, qrSvg } from '../render/qr-images.js';
 import { NOT_FOUND_CSP, notFoundPage, statusPage } from '../render/status-page.js';
@@ -33,7 +34,7 @@ function isNotFound(error: unknown): boolean {
 
 export function checkoutRoutes(s: Services): Hono {
   const app = new Hono();
-  const serviceNow = () => s.upstream.clock?.now() ?? s.now();
+  const serviceNow = s.upstream.clock ? () => s.upstream.clock!.now() : undefined;
 
   /** The bill, and a requery behind the answer when it is older than the window (as a status read). */
   async function known(c: Context): Promise<CachedBill> {
@@ -84,8 +85,10 @@ export function checkoutRoutes(s: Services): Hono {
       endpoint,
       locale,
       mode: asked.mode ?? 'qr',
-      now: serviceNow(),
+      // The bill's own time (its lifetime as judged at create), as its countdown runs by.
+      now: billServiceNow(found.bill, s.now, serviceNow),
     });
+    stampBillServiceTime(c, found.bill, s.now, serviceNow);
     // A fragment for the merchant's page; opened by itself, nothing runs and only its style applies.
     // The policy names the style's hash, which the merchant's page adds to its own style-src.
     c.header('Content-Security-Policy', `default-src 'none'; style-src ${await checkoutStyleHash()}; base-uri 'none'; form-action 'none'`);

@@ -65,8 +65,10 @@ const HEADERS = {
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },
   ServiceTime: {
-    description: "The payment service's clock as the BFF estimates it from the Date headers of the service's answers, unix milliseconds: " +
-      "expiredOn is on this clock, so widgets count down by it (preferred to X-Server-Time)",
+    description: "The payment service's clock, unix milliseconds, as the BFF judges it: for an answer about one bill (its create, read, " +
+      "event stream, checkout page), the clock of that bill's own create exchange (now plus expiredOn minus the bill's expiry on the BFF's clock), " +
+      "so that expiredOn minus it is the bill's own time left; otherwise the estimate from the Date headers of the service's answers. " +
+      "Widgets count down by it (preferred to X-Server-Time)",
     required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   },

@@ -162,6 +162,8 @@ export async function startApp(options: StartOptions = {}): Promise<App> {
       // Bills that pass expiredOn are settled by the sandbox's own expiry, so no long grace is needed.
       BILL_EXPIRY_GRACE_MS: '5000',
       CREATE_RATE_LIMIT_PER_MINUTE: '1000',
+      // A sandbox whose bills live seconds: the BFF takes such lifetimes (below its one-minute floor).
+      ...((options.sandbox?.billLifetimeMs ?? Infinity) < 60_000 ? { BILL_MIN_LIFETIME_MS: '1000' } : {}),
       ...(outside ? { BILL_API_BASE_URL: outside.url } : {}),
       ...options.env,
     },

@@ -167,7 +167,10 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     sleep: async () => undefined,
     ...(options.budget ? { budget: options.budget } : {}),
     // The service's clock against the harness's (the budget keeps real time: its pauses are real waits).
-    clock: createServiceClock({ now: clock.now, ...(options.serviceClockMaxOffsetMs !== undefined ? { maxOffsetMs: options.serviceClockMaxOffsetMs } : {}) }),
+    clock: createServiceClock({
+      now: clock.now, minLifetimeMs: config.upstream.minLifetimeMs,
+      ...(options.serviceClockMaxOffsetMs !== undefined ? { maxOffsetMs: options.serviceClockMaxOffsetMs } : {}),
+    }),
   });
   const log = createLogger({
     write: (line) => logs.push(line),
