@@ -3,19 +3,10 @@ import { test } from 'node:test';
 import { SandboxError } from '../../sandbox/envelope.js';
 import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import { createSandbox, type SandboxClockState } from '../../sandbox/sandbox.js';
-import { clock, newBill, startReceiver, startSandbox, type Envelope } from './support/harness.js';
+import { clock, newBill, startReceiver, startSandbox, type Envelope, control } from './support/harness.js';
 
 const AHEAD = 90_000;
 const LIFETIME = 15 * 60_000;
-
-async function control<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope<T>; date: string | null }> {
-  const res = await fetch(`${base}/_control${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Envelope<T>, date: res.headers.get('date') };
-}
 
 const httpDate = (ms: number): string => new Date(ms).toUTCString();
 

@@ -9,16 +9,7 @@ import { serve, type Http2Bindings, type HttpBindings } from '@hono/node-server'
 import { SandboxError } from '../../sandbox/envelope.js';
 import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import { createSandbox, type Faults, type Sandbox } from '../../sandbox/sandbox.js';
-import { Client, clock, newBill, sign, startReceiver, startSandbox, KEY, SECRET, type Envelope } from './support/harness.js';
-
-async function control<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope<T> }> {
-  const res = await fetch(`${base}/_control${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Envelope<T> };
-}
+import { Client, clock, newBill, sign, startReceiver, startSandbox, KEY, SECRET, type Envelope, control } from './support/harness.js';
 
 /** Serves the sandbox passing node-server's HttpBindings on (the harness's `listen` drops them). */
 async function serveWithBindings(t: TestContext, sandbox: Sandbox): Promise<Client> {

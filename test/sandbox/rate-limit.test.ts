@@ -3,18 +3,9 @@ import { test } from 'node:test';
 import { SandboxError } from '../../sandbox/envelope.js';
 import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import { createSandbox, type Op, type SandboxStats } from '../../sandbox/sandbox.js';
-import { clock, newBill, startSandbox, type Client, type Envelope } from './support/harness.js';
+import { clock, newBill, startSandbox, type Client, type Envelope, control } from './support/harness.js';
 
 const OPS: readonly Op[] = ['create', 'list', 'requery', 'cancel', 'bind'];
-
-async function control<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope<T> }> {
-  const res = await fetch(`${base}/_control${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Envelope<T> };
-}
 
 async function stats(base: string): Promise<SandboxStats> {
   return (await control<SandboxStats>(base, 'GET', '/stats')).json.data;

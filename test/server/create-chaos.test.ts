@@ -13,6 +13,7 @@ import { serviceReference } from '../../server/domain/status/answer-check.js';
 import type { LedgerEntry } from '../../sandbox/sandbox.js';
 import { startHarness, TEST_TICKET_SECRET, type Harness } from './support/harness.js';
 import { startPg } from './support/pg.js';
+import { seeded } from '../sandbox/support/harness.js';
 import { createBudget } from '../../server/upstream/budget.js';
 
 const ORDERS = Number(process.env.CHAOS_ORDERS ?? 200);
@@ -20,18 +21,6 @@ const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31
 const GRACE_MS = 60_000;
 const LIFETIME_MS = 900_000;
 const PRICE = '42.00';
-
-/** mulberry32: a small seeded generator, so that one seed replays one schedule. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Answer {
   status: number;

@@ -181,6 +181,16 @@ export function callbacksUntil(
   });
 }
 
+/** A control route of the sandbox at `base` (not the service's: no auth), its envelope and Date header. */
+export async function control<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Envelope<T>; date: string | null }> {
+  const res = await fetch(`${base}/_control${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Envelope<T>, date: res.headers.get('date') };
+}
+
 /** mulberry32: a small seeded generator, so runs repeat. */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
