@@ -51,7 +51,13 @@ const integerSchema = z.union(
 const idSchema = z.string().regex(SERVICE_ID, `expected 1 to ${MAX_ID_LENGTH} printable characters`);
 /** A currency code: letters or digits, at most 16 (ISO 4217's three, or a token's ticker). */
 const currencySchema = z.string().regex(/^[A-Za-z0-9]{1,16}$/, 'expected a currency code of 1 to 16 letters or digits');
-/** What the customer is sent to: a URL, at most 2 KB (a QR code of more is not scannable anyway). */
+/**
+ * What the customer is sent to: a URL of at most 2,048 characters, a bound on what is stored and
+ * sent to browsers. Whether it fits in a QR code is judged apart, on the bytes the QR encoder writes
+ * (the URL percent-encoded, as UTF-8: up to 9 bytes a character, against a QR code's 2,331 at level
+ * M; server/http/render/qr-images.ts, qrFits): a longer one is still taken, and the bill is paid
+ * through its link (checkout.html shows the pay link, qr.svg and qr.png answer 404 qr_too_long).
+ */
 const billUrlSchema = z.string().min(1).max(2048, 'expected at most 2048 characters');
 const statusNameSchema = z.string().max(100, 'expected at most 100 characters');
 

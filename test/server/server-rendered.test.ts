@@ -131,7 +131,8 @@ test('the routes: checkout.html, qr.svg, qr.png, status.html; a wrong token is a
         assert.match(res.headers.get('content-type') ?? '', /^text\/html/, `${route}: an HTML 404 page`);
         assert.match(await res.text(), /This payment link is not valid/);
       } else {
-        assert.equal((await res.arrayBuffer()).byteLength, 0, `${route}: a bare 404`);
+        // The API's error body, the same for a wrong token and no bill (qr_too_long is the one other 404).
+        assert.deepEqual(((await res.json()) as { error: { code: string } }).error.code, 'not_found', `${route}: not_found`);
       }
     }
     assert.equal((await h.request(`/api/bills/nope/${route}?${q}`)).status, 404, `${route} of an unknown bill`);

@@ -11,7 +11,7 @@ import { cardCss, serverCss } from '../../../widget/card/styles.js';
 import { parseSchemes, safeUrl } from '../../../widget/safe-url.js';
 import { languageOf, loadStrings, stringsFor } from '../../../widget/strings.js';
 import { html, Markup, nothing } from './html-tag.js';
-import { qrCode } from './qr-images.js';
+import { qrCode, qrFits } from './qr-images.js';
 import { RENDER_TEXTS } from './texts.js';
 
 export interface RenderCheckoutOptions {
@@ -21,7 +21,10 @@ export interface RenderCheckoutOptions {
   endpoint?: string;
   /** BCP 47 locale of the texts and amounts (English when not shipped); `en` by default. */
   locale?: string;
-  /** `qr` (by default) or `button`: what the card shows first. Give `button` to phones. */
+  /**
+   * `qr` (by default) or `button`: what the card shows first. Give `button` to phones. A bill URL
+   * too long for one QR code is shown as `button` whatever is asked (qr-images.ts, qrFits).
+   */
   mode?: 'qr' | 'button';
   /** The element's `cancellable`, `gold-unit` and `allowed-schemes`, written as its attributes. */
   cancellable?: boolean;
@@ -91,12 +94,15 @@ export async function renderCheckout(bill: BillView, options: RenderCheckoutOpti
   const language = languageOf(locale);
   const t = RENDER_TEXTS[language];
   const endpoint = options.endpoint ?? '/api';
-  const mode = options.mode === 'button' ? 'button' : 'qr';
+  const schemes = parseSchemes(options.allowedSchemes);
+  const url = safeUrl(bill.billUrl, schemes);
+  // A URL too long for one QR code (its encoded form: a 2 KB URL of non-ASCII characters is up to
+  // 18 KB once percent-encoded) is shown as the pay link: the bill is payable through it all the same.
+  const mode = options.mode === 'button' || (url !== null && !qrFits(url)) ? 'button' : 'qr';
   const now = options.now ?? Date.now();
   const statusUrl = options.statusUrl === undefined
     ? `${endpoint}/bills/${encodeURIComponent(bill.billId)}/status.html?token=${encodeURIComponent(options.token)}`
     : options.statusUrl;
-  const schemes = parseSchemes(options.allowedSchemes);
   const expiry = new Date(bill.expiredOn);
   const host: CardHost = {
     billId: bill.billId,

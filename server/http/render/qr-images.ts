@@ -5,7 +5,35 @@
 // Bun and Deno all have): no image library.
 import { qrPath, type QrPath } from '../../../widget/qr-code.js';
 
-/** The QR symbol of `text`, as the element draws it: a path of dark-module runs inside a `size` square (quiet zone included). */
+/**
+ * Most bytes one QR code holds: widget/qr-code.ts encodes its text as one byte-mode segment (the
+ * text's UTF-8 bytes) at error correction M, and a version 40 symbol holds 2,331 bytes so (2,953
+ * at level L, which the encoder does not use). test/server/qr-capacity.test.ts checks the number
+ * against qrcode's own table.
+ */
+export const QR_MAX_BYTES = 2331;
+
+const utf8 = new TextEncoder();
+
+/** The bytes the QR encoder writes for `text`: its UTF-8 encoding. */
+export function qrBytes(text: string): number {
+  return utf8.encode(text).length;
+}
+
+/**
+ * Whether `text` fits in one QR code. Give the text as it is encoded: a bill's URL as the element
+ * shows it (safeUrl's `href`, with its non-ASCII characters percent-encoded: up to 9 bytes for
+ * one character), not as the service wrote it.
+ */
+export function qrFits(text: string): boolean {
+  // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair is 4 for 2): a short text fits unencoded.
+  return text.length * 3 <= QR_MAX_BYTES || qrBytes(text) <= QR_MAX_BYTES;
+}
+
+/**
+ * The QR symbol of `text`, as the element draws it: a path of dark-module runs inside a `size`
+ * square (quiet zone included). Throws when the text does not fit (check qrFits first).
+ */
 export function qrCode(text: string): QrPath {
   return qrPath(text);
 }

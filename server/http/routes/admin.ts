@@ -151,7 +151,7 @@ function invalid(error: z.ZodError): ApiError {
 /** The merchant's own tools: the service's list with our local state, customer binding, cancel. */
 export function adminRoutes(s: Services): Hono {
   const app = new Hono();
-  app.use('*', adminAuth({ token: s.config.adminToken }));
+  app.use('*', adminAuth({ token: s.config.adminToken, clientKey: s.clientKey, now: s.now, log: s.log }));
 
   // The service's own words help the merchant, but a service may echo what it was sent: masked.
   const said = (error: BillApiRejectedError) => `code ${error.code}, "${s.redact(error.serviceMessage)}"`;

@@ -1,13 +1,13 @@
 // The server-rendered checkout's routes, beside the bill's others under /api/bills/:billId (each
 // with the bill's token; a wrong one answers the same 404 as no bill: an HTML page on the HTML
-// routes, a bare 404 on the images):
+// routes, 404 not_found on the images):
 // - checkout.html: the fragment of renderCheckout, for a merchant's server to put in its page;
-// - qr.svg, qr.png: the QR code of billUrl as images (print, e-mail), privately cacheable;
+// - qr.svg, qr.png: the QR code of billUrl as images (print, e-mail), privately cacheable; a URL
+//   too long for one QR code answers 404 qr_too_long (checkout.html shows its pay link instead);
 // - status.html: what became of the payment, for a customer without JavaScript.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import type { BillView } from '../../../contract/bill-view.js';
 import { acceptedLanguages, headerLanguage, languageOf } from '../../../contract/languages.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
 import { billForToken } from '../bill-access.js';
@@ -15,7 +15,7 @@ import { ApiError } from '../errors.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
 import { billServiceNow, stampBillServiceTime } from '../middleware/server-time.js';
 import { checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
-import { qrCode, qrPng, qrSvg } from '../render/qr-images.js';
+import { QR_MAX_BYTES, qrBytes, qrCode, qrFits, qrPng, qrSvg } from '../render/qr-images.js';
 import { NOT_FOUND_CSP, notFoundPage, statusPage } from '../render/status-page.js';
 import type { Services } from '../services.js';
 
@@ -58,20 +58,32 @@ export function checkoutRoutes(s: Services): Hono {
     return handler(c, found);
   };
 
-  /** An image route: a wrong token or an unknown bill answers a bare 404. */
-  const image = (handler: (c: Context, view: BillView) => Promise<Response>) => async (c: Context) => {
+  const noImage = () => new ApiError(404, 'not_found', 'No such bill.');
+
+  /**
+   * An image route, given the bill's URL as the element shows it (and encodes it): a wrong token or
+   * an unknown bill answers 404 not_found, as a bill without a URL to show; a URL too long for one
+   * QR code, 404 qr_too_long.
+   */
+  const image = (handler: (c: Context, url: string) => Promise<Response>) => async (c: Context) => {
     let found: CachedBill;
     try {
       found = await billForToken(c, s);
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      return c.body(null, 404);
+      throw noImage();
     }
     // The image of a bill whose URL is not one to send a customer to is none.
-    if (safeUrl(found.view.billUrl) === null) return c.body(null, 404);
+    const url = safeUrl(found.view.billUrl);
+    if (url === null) throw noImage();
+    if (!qrFits(url)) {
+      // Not an error of ours, nor a bill's absence: the bill is payable through its link.
+      throw new ApiError(404, 'qr_too_long',
+        `The bill's URL is too long for a QR code (${qrBytes(url)} bytes encoded, at most ${QR_MAX_BYTES}); pay through the link.`);
+    }
     c.header('Cache-Control', `private, max-age=${QR_MAX_AGE_S}`);
     c.header('Content-Security-Policy', "default-src 'none'");
-    return handler(c, found.view);
+    return handler(c, url);
   };
 
   app.get('/:billId/checkout.html', page(async (c, found) => {
@@ -110,14 +122,14 @@ export function checkoutRoutes(s: Services): Hono {
     return c.html(result.html, 200);
   }));
 
-  app.get('/:billId/qr.svg', image(async (c, view) => {
+  app.get('/:billId/qr.svg', image(async (c, url) => {
     c.header('Content-Type', 'image/svg+xml');
-    return c.body(qrSvg(qrCode(view.billUrl)), 200);
+    return c.body(qrSvg(qrCode(url)), 200);
   }));
 
-  app.get('/:billId/qr.png', image(async (c, view) => {
+  app.get('/:billId/qr.png', image(async (c, url) => {
     c.header('Content-Type', 'image/png');
-    return c.body((await qrPng(qrCode(view.billUrl))).buffer, 200);
+    return c.body((await qrPng(qrCode(url))).buffer, 200);
   }));
 
   return app;

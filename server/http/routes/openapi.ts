@@ -105,6 +105,7 @@ const internal = error('Something failed on our side (internal_error); nothing i
 const notJson = error('Not sent with Content-Type: application/json (unsupported_media_type). Every POST under /api but the callback needs it, a bodiless one too: a form or a text/plain fetch from another site needs no CORS preflight');
 const foreignOrigin = error('The browser named an Origin that is neither ALLOWED_ORIGINS nor the BFF\'s own (origin_not_allowed)');
 const unauthorized = error('No valid admin Bearer token (unauthorized)', 'WwwAuthenticate');
+const adminThrottled = error('Too many refused tokens from this client: every admin request of it is refused until Retry-After, the right token too (too_many_attempts)', 'RetryAfter');
 const adminOff = 'ADMIN_TOKEN is not set: the admin routes do not exist (not_found)';
 const upstream = error('The payment service refused (upstream_rejected) or is unavailable (upstream_unavailable)');
 const noSuchBill = error('No such bill, or a missing or wrong token: the same answer (not_found)');
@@ -125,7 +126,11 @@ const image = (type: 'image/svg+xml' | 'image/png'): Answer => ({
   description: "The QR code of the bill's billUrl, dark on white with a quiet zone; Cache-Control: private, max-age=3600",
   content: { [type]: text },
 });
-const imageNotFound: Answer = { description: 'No such bill, a missing or wrong token, or a billUrl that is not safe to show: no body' };
+const imageNotFound: Answer = {
+  description: "No such bill, a missing or wrong token, or a billUrl that is not safe to show (not_found); a billUrl longer than a QR code " +
+    'holds, 2,331 bytes encoded at version 40 level M (qr_too_long: the bill is paid through its link)',
+  content: { 'application/json': errorBody },
+};
 const serverRendered: Operation[] = [
   {
     method: 'get',
@@ -280,6 +285,7 @@ const OPERATIONS: Operation[] = [
       200: api('One page of bills', adminBillList),
       400: error('Not JSON (invalid_json), an invalid body, or one the service refused as invalid (invalid_request)'),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(adminOff),
       413: tooLarge,
@@ -300,6 +306,7 @@ const OPERATIONS: Operation[] = [
     responses: {
       200: api('Cancelled', adminCancelled),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(`The payment service knows no such bill, or ${adminOff}`),
       409: error('The payment service refused the cancel: the bill is not pending (not_cancellable)'),
@@ -324,6 +331,7 @@ const OPERATIONS: Operation[] = [
       200: api('The customer as the service bound it, now or before', boundCustomer),
       400: error('Not JSON (invalid_json), not an object, an empty customerKey, or refused by the service as invalid (invalid_request)'),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(adminOff),
       409: error('Another request is binding this key right now (bind_in_progress)', 'RetryAfter'),
@@ -345,6 +353,7 @@ const OPERATIONS: Operation[] = [
       200: api('Bound customers', customerList),
       400: error('An invalid query (invalid_request)'),
       401: unauthorized,
+      429: adminThrottled,
       404: error(adminOff),
       500: internal,
     },
@@ -360,6 +369,7 @@ const OPERATIONS: Operation[] = [
     responses: {
       200: api('The bill', adminBillDetail),
       401: unauthorized,
+      429: adminThrottled,
       404: error(`This BFF has no such bill, or ${adminOff}`),
       500: internal,
     },
@@ -376,6 +386,7 @@ const OPERATIONS: Operation[] = [
       200: api('Notices', noticeList),
       400: error('An invalid query (invalid_request)'),
       401: unauthorized,
+      429: adminThrottled,
       404: error(adminOff),
       500: internal,
     },
@@ -394,6 +405,7 @@ const OPERATIONS: Operation[] = [
     responses: {
       200: api('The notice after the replay', noticeReplayed),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(`No such notice, or ${adminOff}`),
       409: error("The notice's channel is not configured (channel_off) or the webhook endpoint is disabled (endpoint_disabled)"),
@@ -415,6 +427,7 @@ const OPERATIONS: Operation[] = [
       200: api('How many were queued for a replay (they go at once, in the background)', noticesReplayed),
       400: error('from missing or invalid, or to not after from (invalid_request)'),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(adminOff),
       409: error('A channel is not configured (channel_off) or the webhook endpoint is disabled (endpoint_disabled)'),
@@ -437,6 +450,7 @@ const OPERATIONS: Operation[] = [
         content: { 'application/json': webhookEndpoint.nullable() },
       },
       401: unauthorized,
+      429: adminThrottled,
       404: error(adminOff),
       500: internal,
     },
@@ -452,6 +466,7 @@ const OPERATIONS: Operation[] = [
     responses: {
       200: api('The endpoint, enabled', webhookEndpoint),
       401: unauthorized,
+      429: adminThrottled,
       403: foreignOrigin,
       404: error(`MERCHANT_WEBHOOK_URL is unset, or ${adminOff}`),
       413: tooLarge,
