@@ -1,17 +1,7 @@
-/** Options of a capped exponential backoff. */
-export interface BackoffOptions {
-  base: number;
-  cap: number;
-  random: () => number;
-}
-
-/** Delay before retry `attempt` (1-based): capped exponential, with half of it jittered. */
-export function backoffDelay(
-  attempt: number,
-  { base = 1000, cap = 30_000, random = Math.random }: Partial<BackoffOptions> = {},
-): number {
-  const ceiling = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+/** Delay before retry `attempt` (1-based): `base` (ms) doubled each time up to `cap`, with half of it jittered. */
+export function backoffDelay(attempt: number, base = 1000, cap = 30_000): number {
+  const ceiling = Math.min(cap, base * 2 ** (attempt - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */

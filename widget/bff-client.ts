@@ -10,16 +10,14 @@ export interface BillRef {
   token: string;
 }
 
-/** The browser APIs the client talks through; tests pass fakes. */
-export interface Transport {
-  fetch: typeof fetch;
-  EventSource: typeof EventSource;
-}
-
-/** A failed call to the BFF: its error `code` and HTTP `status` (0 when the network failed). */
+/**
+ * A failed call to the BFF: its error `code`, HTTP `status` (0 when the network failed) and
+ * `retryAfter`, the answer's `Retry-After` in seconds: when the BFF says the same call may be
+ * repeated (NaN when the answer has none, undefined without an answer).
+ */
 export class BffError extends Error {
   override name = 'BffError';
-  constructor(readonly code: string, message: string, readonly status = 0) {
+  constructor(readonly code: string, message: string, readonly status = 0, readonly retryAfter?: number) {
     super(message);
   }
 
@@ -54,18 +52,19 @@ export function parseView(data: string): BillView | null {
 /** The BFF's browser API: create, read and cancel a bill, and the URL of its events. */
 export class BffClient {
   readonly #base: string;
-  readonly #transport: Transport;
+  readonly #fetch: typeof fetch | undefined;
   readonly #clock: Clock;
   readonly #headers: Record<string, string>;
 
   /**
    * `language`: the element's locale. Creates and reads ask for it (Accept-Language), so that the
    * amounts come formatted in it (`display`) whatever the browser's languages: a phone's first
-   * Intl.NumberFormat takes 50–120 ms of its main thread.
+   * Intl.NumberFormat takes 50–120 ms of its main thread. `fetchImpl`: the fetch it calls the BFF
+   * with (tests pass fakes); the page's `fetch` when unset.
    */
-  constructor(endpoint: string, transport: Transport, clock: Clock, language: string) {
+  constructor(endpoint: string, fetchImpl: typeof fetch | undefined, clock: Clock, language: string) {
     this.#base = endpoint.replace(/\/+$/, '');
-    this.#transport = transport;
+    this.#fetch = fetchImpl;
     this.#clock = clock;
     this.#headers = { 'accept-language': language };
   }
@@ -103,7 +102,8 @@ export class BffClient {
   async #call(path: string, signal: AbortSignal, init: RequestInit = {}, anyBody = false): Promise<unknown> {
     try {
       const sentAt = Date.now();
-      const res = await this.#transport.fetch(this.#base + path, {
+      // The page's fetch when called (not when constructed), and never with `this` set (native fetch refuses one).
+      const res = await (this.#fetch ?? fetch)(this.#base + path, {
         ...init,
         // A call that hangs (a proxy that never answers) fails after 15 s and is retried.
         signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)]),
@@ -112,7 +112,8 @@ export class BffClient {
       const body: unknown = await res.json().catch(() => null);
       if (!res.ok) {
         const error = (body as ErrorBody | null)?.error;
-        throw new BffError(error?.code ?? 'http', error?.message ?? `HTTP ${res.status}`, res.status);
+        // parseFloat(null) is NaN: no Retry-After.
+        throw new BffError(error?.code ?? 'http', error?.message ?? `HTTP ${res.status}`, res.status, parseFloat(res.headers.get('retry-after')!));
       }
       if (!anyBody && !isBillView(body)) throw new BffError('bad_response', 'Not a bill', 502);
       return body;

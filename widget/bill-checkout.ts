@@ -1,6 +1,6 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
 import type { AmountDisplay, BillView } from '../contract/bill-view.js';
-import { BffClient, BffError, isBillView, retryable, type BillRef, type Transport } from './bff-client.js';
+import { BffClient, BffError, isBillView, retryable, type BillRef } from './bff-client.js';
 import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
@@ -157,11 +157,11 @@ export class BillCheckout extends LitElement {
 
   private _bill?: BillView;
   private _problem?: Problem;
-  private _reconnecting = false;
+  private _reconnecting?: boolean;
   private _chosenView?: 'qr' | 'button';
-  private _announcement = '';
-  private _confirming = false;
-  private _copied = false;
+  private _announcement?: string;
+  private _confirming?: boolean;
+  private _copied?: boolean;
 
   readonly #clock = new Clock();
   readonly #status = new StatusController(this, {
@@ -187,8 +187,8 @@ export class BillCheckout extends LitElement {
   #autoView?: 'qr' | 'button';
   #qrCache?: { _url: string; _qr: QrPath };
   private _display?: AmountDisplay;
-  #hadFocus = false;
-  #cancelling = false;
+  #hadFocus?: boolean;
+  #cancelling?: boolean;
   #left = Infinity;
   /**
    * The card the server rendered (`renderCheckout`: a declarative shadow root, there before the
@@ -279,21 +279,14 @@ export class BillCheckout extends LitElement {
     this.#countdown.set(undefined);
     this._bill = this.#ref = this._problem = this._chosenView = undefined;
     this._reconnecting = this._copied = this._confirming = false;
-    return (this.#client = new BffClient(this.endpoint, this.#transport(), this.#clock, this._locale));
-  }
-
-  #transport(): Transport {
-    return {
-      fetch: this.fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-      EventSource: this.eventSourceImpl ?? globalThis.EventSource,
-    };
+    return (this.#client = new BffClient(this.endpoint, this.fetchImpl, this.#clock, this._locale));
   }
 
   #show(ref: BillRef, view: BillView): void {
     this.#ref = ref;
     this._problem = undefined;
     this.#applyView(view);
-    if (!view.isFinal) this.#status._follow(this.#client!, ref, this.#transport().EventSource);
+    if (!view.isFinal) this.#status._follow(this.#client!, ref, this.eventSourceImpl ?? EventSource);
   }
 
   #applyView(view: BillView): void {
@@ -341,9 +334,8 @@ export class BillCheckout extends LitElement {
   }
 
   #fail(problem: Problem, error: unknown): void {
-    this.#status.stop();
-    this.#countdown.set(undefined);
-    this._bill = undefined;
+    // Clears what was shown, as a start does.
+    this.#reset();
     this._problem = problem;
     this._announcement = this.#text[problem];
     this.#emitError(error);

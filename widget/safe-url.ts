@@ -1,11 +1,11 @@
-const localHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+const localHosts = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Parses `allowed-schemes` (`"myapp:, otherapp"`) into normalized schemes (`myapp:`). */
 export function parseSchemes(list: string | null | undefined): string[] {
   return (list ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase().replace(/:?$/, ':'))
-    .filter((s) => /^[a-z][a-z0-9+.-]*:$/.test(s) && s !== 'javascript:' && s !== 'data:');
+    .filter((s) => /^(?!javascript:|data:)[a-z][a-z0-9+.-]*:$/.test(s));
 }
 
 /**
@@ -20,7 +20,5 @@ export function safeUrl(url: string, extraSchemes: readonly string[] = []): stri
     return null;
   }
   const scheme = parsed.protocol;
-  if (scheme === 'https:') return parsed.href;
-  if (scheme === 'http:') return localHosts.has(parsed.hostname) ? parsed.href : null;
-  return extraSchemes.includes(scheme) ? parsed.href : null;
+  return scheme === 'https:' || (scheme === 'http:' ? localHosts.includes(parsed.hostname) : extraSchemes.includes(scheme)) ? parsed.href : null;
 }

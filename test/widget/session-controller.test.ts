@@ -33,7 +33,7 @@ function setup(input: SessionInput) {
     updateComplete: Promise.resolve(true),
   };
   const session = new SessionController(host, {
-    _onStart: () => new BffClient(host.endpoint, { fetch, EventSource }, new Clock(), 'en'),
+    _onStart: () => new BffClient(host.endpoint, fetch, new Clock(), 'en'),
     _onBill: (ref: BillRef) => void reported.push(`bill ${ref.billId}`),
     _onCreated: (bill: BillView) => void reported.push(`created ${bill.billId}`),
     _onProblem: (problem: Problem) => void reported.push(problem),

@@ -76,7 +76,7 @@ export interface Call {
   body: unknown;
 }
 
-type Answer = { status: number; body?: unknown } | 'network' | 'hang';
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> } | 'network' | 'hang';
 
 /** The BFF's browser API, in memory, behind a fake fetch. */
 export class FakeBff {
@@ -105,7 +105,7 @@ export class FakeBff {
     if (answer === 'hang') {
       return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
     }
-    const headers = new Headers({ 'x-server-time': String(Date.now() + this.serverAhead) });
+    const headers = new Headers({ ...answer.headers, 'x-server-time': String(Date.now() + this.serverAhead) });
     if (this.serviceAhead !== null) headers.set('x-service-time', String(Date.now() + this.serviceAhead));
     return {
       ok: answer.status < 300,

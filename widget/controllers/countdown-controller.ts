@@ -5,8 +5,8 @@ import type { Clock } from '../clock.js';
 export class CountdownController implements ReactiveController {
   #deadline: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #connected = false;
-  #ended = false;
+  #connected?: boolean;
+  #ended?: boolean;
 
   readonly #host: ReactiveControllerHost;
   readonly #clock: Clock;

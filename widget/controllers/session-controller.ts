@@ -40,7 +40,7 @@ export interface SessionOptions {
 export class SessionController implements ReactiveController {
   #run: AbortController | undefined;
   #saveKey: string | undefined;
-  #shown = false;
+  #shown?: boolean;
 
   readonly #host: ReactiveControllerHost & SessionInput;
   readonly #options: SessionOptions;
@@ -51,8 +51,8 @@ export class SessionController implements ReactiveController {
     host.addController(this);
   }
 
-  /** Starts over, aborting the run before. */
-  _start(): void {
+  /** Starts over, aborting the run before; `renewed` once after the BFF's create_failed. */
+  _start(renewed?: boolean): void {
     this.#run?.abort();
     const { signal } = (this.#run = new AbortController());
     this.#saveKey = undefined;
@@ -60,9 +60,12 @@ export class SessionController implements ReactiveController {
     const { billId, token } = this.#host;
     this.#session(this.#options._onStart(), signal).catch((error: unknown) => {
       if (signal.aborted) return;
+      // The saved key with the rest: a create the BFF says is over (create_failed) is not asked
+      // again, even after a reload. A new key starts again, once.
       this._forget();
-      const ticketRefused = error instanceof BffError && error.code === 'order_ticket_invalid';
-      this.#options._onProblem(billId && token ? 'notFound' : ticketRefused ? 'ticketExpired' : 'createFailed', error);
+      const { code } = error as BffError;
+      if (code === 'create_failed' && !renewed) return this._start(true);
+      this.#options._onProblem(billId && token ? 'notFound' : code === 'order_ticket_invalid' ? 'ticketExpired' : 'createFailed', error);
     });
   }
 
@@ -83,14 +86,23 @@ export class SessionController implements ReactiveController {
 
   async #session(client: BffClient, signal: AbortSignal): Promise<void> {
     const { endpoint, billId, token, orderId, orderTicket, amount } = this.#host;
+    let waited = 0;
     const retry = async <T>(call: () => Promise<T>): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
+      for (let attempt = 1; ;) {
         try {
           return await call();
         } catch (error) {
-          if (signal.aborted || !retryable(error)) throw error;
-          if (attempt === 1) this.#options._onProblem('unreachable', error);
-          await sleep(backoffDelay(attempt), signal);
+          if (signal.aborted) throw error;
+          const { retryAfter, status, code } = error as BffError;
+          // The BFF says when to ask again (409 create_in_progress, 503): the same call then, still
+          // loading; each wait 1–30 s, for about 2 minutes (then as if it had not said).
+          const wait = retryAfter! >= 0 && waited < 12e4 && Math.min(retryAfter || 1, 30) * 1e3;
+          if (wait) waited += wait;
+          // Its 502s say the call is over (create_failed, an answer of the service it refused…):
+          // asking the same again cannot help. A proxy's, or an answer that is no bill, may pass.
+          else if (!retryable(error) || (status === 502 && code !== 'http' && code !== 'bad_response')) throw error;
+          else if (attempt === 1) this.#options._onProblem('unreachable', error);
+          await sleep(wait || backoffDelay(attempt++), signal);
         }
       }
     };

@@ -27,11 +27,12 @@ export class StatusController implements ReactiveController {
   #source: EventSource | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #streamTimer: ReturnType<typeof setTimeout> | undefined;
-  #streamFailures = 0;
+  #streamFailures!: number;
   #inflight: AbortController | undefined;
-  #streaming = true;
-  #failures = 0;
-  #connected = false;
+  #streaming!: boolean;
+  #failures!: number;
+  /** While the host is connected: ends its listeners. */
+  #connected: AbortController | undefined;
 
   readonly #options: StatusOptions;
 
@@ -61,18 +62,16 @@ export class StatusController implements ReactiveController {
   }
 
   hostConnected(): void {
-    this.#connected = true;
-    document.addEventListener('visibilitychange', this.#onVisibility);
-    addEventListener('online', this.#wake);
-    addEventListener('pageshow', this.#wake);
+    const options = { signal: (this.#connected = new AbortController()).signal };
+    document.addEventListener('visibilitychange', this.#onVisibility, options);
+    addEventListener('online', this.#wake, options);
+    addEventListener('pageshow', this.#wake, options);
     this.#resume();
   }
 
   hostDisconnected(): void {
-    this.#connected = false;
-    document.removeEventListener('visibilitychange', this.#onVisibility);
-    removeEventListener('online', this.#wake);
-    removeEventListener('pageshow', this.#wake);
+    this.#connected?.abort();
+    this.#connected = undefined;
     this.#pause();
   }
 
@@ -126,7 +125,7 @@ export class StatusController implements ReactiveController {
       this.#source = undefined;
       this.#streaming = false;
       this.#schedule(0);
-      this.#streamTimer = setTimeout(() => this.#resume(), backoffDelay(++this.#streamFailures, { base: 5000, cap: 60_000 }));
+      this.#streamTimer = setTimeout(() => this.#resume(), backoffDelay(++this.#streamFailures, 5000, 60_000));
     });
   }
 
