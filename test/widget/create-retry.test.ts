@@ -174,6 +174,7 @@ describe('bill-checkout following the BFF on creates (Retry-After, create_failed
     const reloaded = await h.mount({ 'order-id': 'order-1' });
     expect(keys()).to.have.length(3);
     expect(keys()[2], 'the fresh key, asked again').to.equal(fresh);
+    expect(keys(), 'the dead key never sent again').to.deep.equal([dead, fresh, fresh]);
     expect(showsBill(reloaded)).to.equal(true);
   });
 
