@@ -85,6 +85,20 @@ describe('bill-checkout with hostile service data', () => {
     });
   }
 
+  it('a billUrl longer than a QR code holds is shown as its pay link, in QR mode too, and the element keeps working', async () => {
+    // 'é' is 6 bytes once percent-encoded: 6,020 bytes, beyond the 2,331 of a version 40 code at level M.
+    const billUrl = `https://pay.example/${'é'.repeat(1000)}`;
+    const el = await mountWith(view({ billUrl }));
+    expect(has(el, 'qr')).to.equal(false);
+    expect(part(el, 'pay-button')?.getAttribute('href')).to.equal(new URL(billUrl).href);
+    // Asking for the QR code changes nothing: there is none to draw.
+    (part(el, 'toggle-button') as HTMLButtonElement | null)?.click();
+    await h.settle();
+    expect(has(el, 'qr')).to.equal(false);
+    expect(has(el, 'pay-button')).to.equal(true);
+    expect(text(el, 'status')).to.equal('Waiting for payment…');
+  });
+
   for (const billUrl of ['javascript:window.__pwned=1', 'JaVaScRiPt:window.__pwned=1', ' javascript:window.__pwned=1',
     'java\tscript:window.__pwned=1', 'data:text/html,<script>parent.__pwned=1</script>', 'data:text/html;base64,PHNjcmlwdD5wYXJlbnQuX19wd25lZD0xPC9zY3JpcHQ+',
     'vbscript:msgbox(1)', 'blob:https://evil.example/1', '//evil.example/pay', '\u0000javascript:window.__pwned=1']) {
