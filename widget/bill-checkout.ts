@@ -223,7 +223,7 @@ export class BillCheckout extends LitElement {
   private get _showing(): 'qr' | 'button' {
     // A URL longer than a QR code holds (2,331 bytes at version 40, level M; the href is ASCII) is paid by its link.
     // Chosen once, when the first bill is shown: the view does not change under the customer.
-    return this._bill && this._url(this._bill)!?.[2331] ? 'button' : this._chosenView ?? (this.mode === 'auto' ? (this.#autoView ??= prefersButton() ? 'button' : 'qr') : this.mode);
+    return this._bill && this._url(this._bill)?.[2331] ? 'button' : this._chosenView ?? (this.mode === 'auto' ? (this.#autoView ??= prefersButton() ? 'button' : 'qr') : this.mode);
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
