@@ -154,6 +154,13 @@ function initialFaults(env: Env): Partial<Faults> {
   if (payOnCreate !== undefined) faults.payOnCreate = payOnCreate;
   const afterCallback = flag(env, 'SANDBOX_CREATE_ANSWER_AFTER_CALLBACK');
   if (afterCallback !== undefined) faults.createAnswerAfterCallback = afterCallback;
+  const compress = text(env, 'SANDBOX_COMPRESS');
+  if (compress !== undefined) {
+    if (compress !== 'gzip' && compress !== 'deflate' && compress !== 'br') {
+      throw new SandboxConfigError(`SANDBOX_COMPRESS must be gzip, deflate or br, got "${compress}"`);
+    }
+    faults.compress = compress;
+  }
   const resets = whole(env, 'SANDBOX_CREATE_RESET_AFTER_MADE', 0, 1000);
   if (resets !== undefined) faults.createResetAfterMade = resets;
   const refused = refusedFilters(env);

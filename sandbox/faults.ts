@@ -34,6 +34,7 @@ export function noFaults(): Faults {
     refusals: {},
     listRefusedFilters: [],
     recordDateTimeOffsetMs: 0,
+    compress: null,
   };
 }
 
@@ -104,6 +105,8 @@ const faultsPatch = z.strictObject({
   refusals: perOpRefusals.optional(),
   listRefusedFilters: z.array(recordField).max(100).optional(),
   recordDateTimeOffsetMs: z.number().int().min(-MAX_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS).optional(),
+  // null goes back to the default (a merge cannot delete a member).
+  compress: z.enum(['gzip', 'deflate', 'br']).nullable().optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */

@@ -1,4 +1,5 @@
 // createSandbox: a faithful simulation of the bill payment service as one Hono app.
+import zlib from 'node:zlib';
 import { Hono } from 'hono';
 import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from './credentials.js';
 import { isDecimal } from '../contract/decimal.js';
@@ -21,6 +22,14 @@ export {
   DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
   type StatusKey,
 } from './dialect.js';
+/** The header @hono/node-server reads as "answered already" (the connection-reset fault's Response). */
+const ALREADY_SENT = 'x-hono-already-sent';
+
+function compressed(plain: Uint8Array, coding: 'gzip' | 'deflate' | 'br'): ArrayBuffer {
+  const bytes = coding === 'gzip' ? zlib.gzipSync(plain) : coding === 'deflate' ? zlib.deflateSync(plain) : zlib.brotliCompressSync(plain);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
 export type {
   CallbackAttempt, Faults, LedgerEntry, Lie, Op, Refusal, Sandbox, SandboxClockState, SandboxOptions, SandboxStats, StatusRecordWire,
 } from './types.js';
@@ -172,6 +181,18 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       c.res = new Response(c.res.body, c.res);
       c.res.headers.set('date', date);
     }
+  });
+  // An edge that compresses whatever the client asked (the `compress` fault): the service's operations only.
+  app.use('/v1/*', async (c, next) => {
+    await next();
+    const coding = faults.compress;
+    if (coding === null || c.res.headers.has('content-encoding') || c.res.headers.has(ALREADY_SENT)) return;
+    const plain = new Uint8Array(await c.res.arrayBuffer());
+    if (plain.length === 0) return;
+    const headers = new Headers(c.res.headers);
+    headers.set('content-encoding', coding);
+    headers.delete('content-length');
+    c.res = new Response(compressed(plain, coding), { status: c.res.status, headers });
   });
   app.route('/', serviceRoutes(core));
   app.route('/pay', payRoutes(core));

@@ -87,6 +87,8 @@ export interface Faults {
   listRefusedFilters: string[];
   /** Added to `dateTime` in every status record the service states (requery, cancel, list, callbacks). */
   recordDateTimeOffsetMs: number;
+  /** Every answer of the service's operations sent with this Content-Encoding, whatever Accept-Encoding says; null: as it is. */
+  compress: 'gzip' | 'deflate' | 'br' | null;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */

@@ -292,6 +292,8 @@ export function loadConfig(env: Env): Config {
         idField: text(env, 'BILL_BIND_ID_FIELD') ?? 'customerId',
       },
       minLifetimeMs: int(env, 'BILL_MIN_LIFETIME_MS', 60_000, 1_000),
+      // Below the 5 s idle timeout common at edges; an edge that closes sooner wants it lower.
+      idleSocketMs: int(env, 'BILL_API_IDLE_SOCKET_MS', 4_000, 100),
     },
     statuses: {
       pending: codes(env, 'BILL_PENDING_STATUSES', [1]),

@@ -63,15 +63,23 @@ export function runtimeName(): RuntimeName {
   return 'node';
 }
 
+export interface RuntimeOptions {
+  /**
+   * How long the upstream client keeps an idle socket to the service, ms (BILL_API_IDLE_SOCKET_MS):
+   * below the idle timeout of the edge in front of it. Node's client only; Bun's and Deno's fetch keep their own.
+   */
+  upstreamIdleMs?: number;
+}
+
 /** This runtime's adapter, loaded alone: Node's brings @hono/node-server, which the others do not use. */
-export async function serverRuntime(): Promise<ServerRuntime> {
+export async function serverRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
   switch (runtimeName()) {
     case 'bun':
       return (await import('./bun/runtime.js')).bunRuntime();
     case 'deno':
       return (await import('./deno/runtime.js')).denoRuntime();
     case 'node':
-      return (await import('./node/runtime.js')).nodeRuntime();
+      return (await import('./node/runtime.js')).nodeRuntime(options);
   }
 }
 

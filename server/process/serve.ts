@@ -89,7 +89,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const root = options.root ?? packageRoot();
   const drainMs = options.drainMs ?? 5_000;
 
-  const runtime = await serverRuntime();
+  const runtime = await serverRuntime({ upstreamIdleMs: config.upstream.idleSocketMs });
   const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac);
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: runtime.upstreamHttp });
   const store = await openStore(config.databaseUrl, { onError: (error) => log.warn('database connection error', { error }) });

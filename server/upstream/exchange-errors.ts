@@ -2,7 +2,7 @@
 // in time, the service out of reach, or the caller gave up. A create sent and not answered may have
 // made the bill all the same (outcomeUnknown).
 import {
-  BillApiAbortError, BillApiNetworkError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
+  BillApiAbortError, BillApiNetworkError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
 } from './errors.js';
 import { label, UNKNOWN_OUTCOME } from './service-text.js';
 
@@ -37,6 +37,20 @@ export function unreachable(op: BillOperation, url: URL, err: unknown): BillApiN
     `${label(op)}: could not reach the bill payment service at ${url.origin}${url.pathname} (${networkReason(err)}). ` +
     `Check BILL_API_BASE_URL and that the service is up.${unknown ? UNKNOWN_OUTCOME : ''}`,
     { operation: op, retryable: true, outcomeUnknown: unknown, cause: err },
+  );
+}
+
+/**
+ * An answer came whose body, sent with a Content-Encoding, does not decode: an answer that cannot be
+ * read (never "not JSON" from compressed bytes). A create's bill may exist all the same.
+ */
+export function undecodable(op: BillOperation, status: number, coding: string, err: unknown, clean: (text: string) => string): BillApiResponseError {
+  const unknown = op === 'create';
+  const why = err instanceof Error ? err.message : String(err);
+  return new BillApiResponseError(
+    `${label(op)}: HTTP ${status} but its body, sent with Content-Encoding "${clean(coding.slice(0, 40))}", does not decode (${clean(why.slice(0, 200))}).` +
+    (unknown ? UNKNOWN_OUTCOME : ''),
+    { operation: op, retryable: !unknown, outcomeUnknown: unknown, httpStatus: status, field: null, cause: err },
   );
 }
 

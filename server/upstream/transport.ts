@@ -5,7 +5,7 @@ import type { UpstreamConfig } from './types.js';
 import { BillApiThrottledError, type BillApiError, type BillOperation } from './errors.js';
 import { BudgetExhaustedError, type Budget, type Priority } from './budget.js';
 import { classifyContext, classifyResponse, retryAfterMs, type Answer as Classified, type Attempt } from './classify-response.js';
-import { abortError, signerFailed, signerValue, timedOut, unreachable } from './exchange-errors.js';
+import { abortError, signerFailed, signerValue, timedOut, undecodable, unreachable } from './exchange-errors.js';
 import { retryDelay } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
 import type { HttpClient, Signer } from './types.js';
@@ -109,7 +109,15 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       options.clock.observe(dateHeader, sentAt, receivedAt);
       const retryAfter = retryAfterMs(res.headers.get('retry-after'));
       options.budget.answered(op, res.status, retryAfter);
-      const text = await res.text();
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        // The answer came and its body cannot be read as sent: an unreadable answer, not a cut connection.
+        const coding = res.headers.get('content-encoding')?.trim();
+        if (controller.signal.aborted || !coding || /^identity$/i.test(coding)) throw err;
+        return fail(undecodable(op, res.status, coding, err, clean));
+      }
       const result = classifyResponse(spec, {
         status: res.status, location: res.headers.get('location'), text, path: url.pathname, retryAfterMs: retryAfter, receivedAt,
       }, context);

@@ -42,6 +42,8 @@ export interface UpstreamConfig {
   bind: OperationShape & { idField: string };
   /** The shortest lifetime a bill may have, ms (BILL_MIN_LIFETIME_MS): a create answer's expiredOn closer than this is refused. */
   minLifetimeMs?: number;
+  /** How long an idle socket to the service is kept for the next call, ms (BILL_API_IDLE_SOCKET_MS; Node's client). */
+  idleSocketMs?: number;
 }
 
 /** Section 2.2: the bill as returned by create. */

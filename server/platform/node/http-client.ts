@@ -1,13 +1,41 @@
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import type { HttpClient, HttpResponse } from '../../upstream/types.js';
 
 /** An answer read whole: its text is in memory (a web Response built from the bytes costs about 20 µs more). */
-function readAnswer(status: number, rawHeaders: string[], text: string): HttpResponse {
+function readAnswer(status: number, rawHeaders: string[], text: string | Error): HttpResponse {
   const headers = new Headers();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) headers.append(rawHeaders[i]!, rawHeaders[i + 1]!);
-  return { status, headers, text: () => Promise.resolve(text) };
+  return { status, headers, text: () => (typeof text === 'string' ? Promise.resolve(text) : Promise.reject(text)) };
+}
+
+/** What this client asks for and decodes, as the web runtimes' fetch does. */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+/**
+ * The decoders of a Content-Encoding (`gzip`, `x-gzip`, `deflate`, `br`; a list is undone from its
+ * last coding back), or null for an answer sent as it is; throws for a coding this client cannot undo.
+ */
+function decoders(contentEncoding: string | undefined): zlib.Gunzip[] | null {
+  const codings = (contentEncoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return null;
+  return codings.reverse().map((coding) => {
+    // Lenient about a truncated last block, as browsers are: a whole answer cut short fails in JSON instead.
+    const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+    if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip(flush);
+    // "deflate" is zlib-wrapped by the RFC, raw in some servers: the first byte tells.
+    if (coding === 'deflate') return zlib.createUnzip(flush);
+    if (coding === 'br') return zlib.createBrotliDecompress() as unknown as zlib.Gunzip;
+    throw new Error(`the answer is encoded as "${coding}", which this client cannot decode`);
+  });
+}
+
+/** A body that does not decode: the answer came, and cannot be read (ContentDecodingError, for the caller to tell from a cut connection). */
+export class ContentDecodingError extends Error {
+  override name = 'ContentDecodingError';
 }
 
 export interface NodeHttpClientOptions {
@@ -43,6 +71,8 @@ export function nodeHttpClient(options: NodeHttpClientOptions = {}): HttpClient 
   const cut = options.overLimit === 'cut';
 
   return (target, request) => new Promise<HttpResponse>((resolve, reject) => {
+    const headers = new Headers(request.headers);
+    if (!headers.has('accept-encoding')) headers.set('accept-encoding', ACCEPT_ENCODING);
     const url = new URL(target);
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') throw new TypeError(`nodeHttpClient cannot reach ${url.protocol} URLs`);
@@ -62,15 +92,35 @@ export function nodeHttpClient(options: NodeHttpClientOptions = {}): HttpClient 
     let answer: http.IncomingMessage | null = null;
     const req = (secure ? https : http).request(url, {
       method: request.method,
-      headers: request.headers,
+      headers: Object.fromEntries(headers),
       agent: secure ? agents.https : agents.http,
     }, (res) => {
       answer = res;
+      const status = res.statusCode ?? 0;
+      const empty = status === 204 || status === 304 || status < 200;
+      const done = (text: string | Error) => settle(() => resolve(readAnswer(status < 200 ? 200 : status, res.rawHeaders, text)));
+      let decoding: zlib.Gunzip[] | null;
+      try {
+        decoding = empty ? null : decoders(res.headers['content-encoding']);
+      } catch (error) {
+        res.resume();
+        done(new ContentDecodingError((error as Error).message));
+        return;
+      }
+      // The bytes as sent are counted, and the decoded ones too: a small answer may decode to a huge one.
+      let body: Readable = res;
+      let decodeFailed = false;
+      for (const decoder of decoding ?? []) {
+        decoder.on('error', (error) => {
+          decodeFailed = true;
+          done(new ContentDecodingError(`the answer's body does not decode as ${res.headers['content-encoding']}: ${error.message}`));
+          res.destroy();
+        });
+        body = body.pipe(decoder);
+      }
       const chunks: Buffer[] = [];
       let size = 0;
-      const status = res.statusCode ?? 0;
-      const done = (text: string) => settle(() => resolve(readAnswer(status < 200 ? 200 : status, res.rawHeaders, text)));
-      res.on('data', (chunk: Buffer) => {
+      body.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size <= maxBytes) {
           chunks.push(chunk);
@@ -85,11 +135,10 @@ export function nodeHttpClient(options: NodeHttpClientOptions = {}): HttpClient 
       res.on('error', fail);
       // A connection cut in the middle of the body may only say 'close'.
       res.on('close', () => {
-        if (!res.complete) fail(new Error('the connection closed before the answer was complete'));
+        if (!res.complete && !decodeFailed) fail(new Error('the connection closed before the answer was complete'));
       });
-      res.on('end', () => {
-        const empty = status === 204 || status === 304 || status < 200;
-        done(empty ? '' : Buffer.concat(chunks).toString('utf8'));
+      body.on('end', () => {
+        if (!decodeFailed) done(empty ? '' : Buffer.concat(chunks).toString('utf8'));
       });
     });
     // Once the answer has begun, the error belongs to it (its 'error' listener reports it).

@@ -5,7 +5,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import process from 'node:process';
-import type { ListeningServer, ServerRuntime } from '../runtime.js';
+import type { ListeningServer, RuntimeOptions, ServerRuntime } from '../runtime.js';
 import { urlOf } from '../runtime.js';
 import { nodeHmacSha256 } from './hmac.js';
 import { nodeHttpClient } from './http-client.js';
@@ -22,7 +22,7 @@ function listening(server: Server, port: number, host: string | null): Promise<v
   });
 }
 
-export function nodeRuntime(): ServerRuntime {
+export function nodeRuntime(options: RuntimeOptions = {}): ServerRuntime {
   return {
     name: 'node',
     version: process.versions.node,
@@ -50,7 +50,7 @@ export function nodeRuntime(): ServerRuntime {
     remoteAddress: (c) => getConnInfo(c).remote.address,
     sse: nodeSse,
     // About half the CPU of undici's fetch per call, which counts when every callback costs a requery.
-    upstreamHttp: nodeHttpClient(),
+    upstreamHttp: nodeHttpClient(options.upstreamIdleMs !== undefined ? { idleMs: options.upstreamIdleMs } : {}),
     // The delivery log keeps an excerpt of each answer: the rest of a long one is not read.
     webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),
     // A few µs where crypto.subtle's thread-pool job costs about 60.
