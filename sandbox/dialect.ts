@@ -20,6 +20,10 @@ export interface SignInput {
   body: string;
   key: string;
   secret: string;
+  /** The request's headers: a scheme may sign or carry what it needs in headers of its own (a timestamp). */
+  headers: Headers;
+  /** The sandbox's clock when the request arrived, unix ms: a scheme may refuse a stale timestamp. */
+  now: number;
 }
 
 export type SandboxSigner = (input: SignInput) => string | Promise<string>;
@@ -31,6 +35,8 @@ export interface Dialect {
   statusNames: Record<StatusKey, string>;
   /** Computes the expected Sign; default: the built-in hmac-sha256 hex of METHOD\nPATH\nQUERY\nBODY. */
   sign: SandboxSigner;
+  /** The header the signature travels in (default `Sign`). */
+  signHeader: string;
   /** A path with `{billId}` takes the id from the path and no body; otherwise the body is `{"billId"}`. */
   cancel: { method: string; path: string };
   /** The body is the customer's information; the answer's data is `{[idField]: customerId}`. */
@@ -40,6 +46,13 @@ export interface Dialect {
 export const SANDBOX_SIGNERS: Readonly<Record<string, SandboxSigner>> = {
   'hmac-sha256': (i) => signHex(i.secret, canonicalText(i.method, i.path, i.query, i.body)),
   'hmac-sha256-base64': (i) => signBase64(i.secret, canonicalText(i.method, i.path, i.query, i.body)),
+  // X-Timestamp (ISO 8601) within five minutes of the sandbox's clock, and signed: METHOD\nPATH\nQUERY\nTIMESTAMP\nBODY.
+  'hmac-sha256-timestamped': (i) => {
+    const stamp = i.headers.get('x-timestamp') ?? '';
+    const at = Date.parse(stamp);
+    if (!/^\d{4}-\d\d-\d\dT/.test(stamp) || !(Math.abs(at - i.now) <= 300_000)) return 'a stale or missing X-Timestamp';
+    return signHex(i.secret, `${i.method.toUpperCase()}\n${i.path}\n${i.query}\n${stamp}\n${i.body}`);
+  },
 };
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -47,6 +60,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
   statuses: { pending: 1, paid: 2, failed: 3, cancelled: 4, expired: 5 },
   statusNames: { pending: 'Pending Payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' },
   sign: SANDBOX_SIGNERS['hmac-sha256']!,
+  signHeader: 'Sign',
   cancel: { method: 'POST', path: '/v1/bill/cancel' },
   bind: { method: 'POST', path: '/v1/customer/bind', idField: 'customerId' },
 });
@@ -100,6 +114,8 @@ export function resolveDialect(partial: Partial<Dialect> = {}): Dialect {
 
   const sign = partial.sign ?? d.sign;
   if (typeof sign !== 'function') bad('sign must be a function');
+  const signHeader = partial.signHeader ?? d.signHeader;
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(signHeader)) bad(`signHeader must be a header name, got ${JSON.stringify(signHeader)}`);
 
   const cancelIn = { ...d.cancel, ...partial.cancel };
   const cancel = route('cancel', cancelIn.method, cancelIn.path);
@@ -112,7 +128,7 @@ export function resolveDialect(partial: Partial<Dialect> = {}): Dialect {
     const clash = taken.find((t) => t !== r && t.method === r.method && t.path === r.path);
     if (clash) bad(`${what} cannot be ${r.method} ${r.path}: another operation answers there`);
   }
-  return { okCode, statuses, statusNames, sign, cancel, bind };
+  return { okCode, statuses, statusNames, sign, signHeader, cancel, bind };
 }
 
 /** `{billId}` → `:billId`, the router's spelling. */

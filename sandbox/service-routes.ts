@@ -67,7 +67,7 @@ async function operation(core: Core, op: Op, c: Context, run: (body: string, f: 
   try {
     // A GET has no body to sign; reading one would make @hono/node-server build a full Request.
     const body = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
-    await verifyRequest(req, body, core.key, core.secret, core.dialect.sign);
+    await verifyRequest(req, body, core.key, core.secret, core.dialect.sign, core.now(), core.dialect.signHeader);
     text = okText(await run(body, f), core.dialect.okCode);
   } catch (err) {
     return failFrom(err);

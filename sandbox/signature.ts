@@ -41,14 +41,15 @@ function sameText(expected: string, given: string): boolean {
 
 /** Throws SandboxError 1001/1002 unless the request carries the right Key and Sign. */
 export async function verifyRequest(
-  req: Request, body: string, key: string, secret: string, sign: SandboxSigner,
+  req: Request, body: string, key: string, secret: string, sign: SandboxSigner, now: number, signHeader = 'Sign',
 ): Promise<void> {
   const given = req.headers.get('key');
   if (given === null || given !== key) throw new SandboxError(Code.unknownKey, 'Unknown or missing Key');
   const url = new URL(req.url);
   const expected = await sign({
     method: req.method.toUpperCase(), path: url.pathname, query: url.search.replace(/^\?/, ''), body, key, secret,
+    headers: req.headers, now,
   });
   if (typeof expected !== 'string' || expected === '') throw new TypeError('The dialect\'s sign returned no text');
-  if (!sameText(expected, req.headers.get('sign') ?? '')) throw new SandboxError(Code.badSign, 'Bad Sign');
+  if (!sameText(expected, req.headers.get(signHeader) ?? '')) throw new SandboxError(Code.badSign, `Bad ${signHeader}`);
 }

@@ -44,7 +44,7 @@ export {
   BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
 } from './upstream/errors.js';
 export type { BillOperation } from './upstream/errors.js';
-export type { BillApi, HttpClient, HttpRequest, HttpResponse, SignInput, Signer } from './upstream/types.js';
+export type { BillApi, HttpClient, HttpRequest, HttpResponse, SignBase, SignInput, SignResult, Signer } from './upstream/types.js';
 
 // The checkout in the page's first HTML, and QR images.
 export { checkoutStyleHash, renderCheckout } from './http/render/checkout.js';

@@ -12,11 +12,25 @@ export function signerFailed(op: BillOperation, signer: string, err: unknown, cl
   return new BillApiSignerError(`${label(op)}: BILL_SIGNER "${signer}" failed: ${clean(why)}`, { operation: op, retryable: false, cause: err });
 }
 
-/** The signer's value, or the error when it is no Sign header (nothing sent then). */
-export function signerValue(op: BillOperation, signer: string, sign: unknown): string | BillApiSignerError {
-  if (typeof sign === 'string' && sign !== '') return sign;
+/** A header name (RFC 9110 token) and a value without line breaks. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/**
+ * The headers the signer's value adds (a text is the Sign header), or the error when it is neither
+ * a non-empty text nor an object of header names to texts (nothing sent then).
+ */
+export function signerValue(op: BillOperation, signer: string, sign: unknown): Record<string, string> | BillApiSignerError {
+  if (typeof sign === 'string' && sign !== '') return { Sign: sign };
+  if (typeof sign === 'object' && sign !== null && !Array.isArray(sign)) {
+    const entries = Object.entries(sign as Record<string, unknown>);
+    const bad = entries.find(([name, value]) => !HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value));
+    if (entries.length > 0 && !bad) return Object.fromEntries(entries) as Record<string, string>;
+    const why = bad ? `header ${JSON.stringify(bad[0].slice(0, 40))} is not a header name with a text value on one line` : 'no header';
+    return new BillApiSignerError(`${label(op)}: BILL_SIGNER "${signer}" returned an object with ${why}.`, { operation: op, retryable: false });
+  }
   return new BillApiSignerError(
-    `${label(op)}: BILL_SIGNER "${signer}" returned ${typeof sign === 'string' ? 'an empty string' : typeof sign}; it must return the Sign header value as text.`,
+    `${label(op)}: BILL_SIGNER "${signer}" returned ${typeof sign === 'string' ? 'an empty string' : typeof sign}; it must return the Sign header value as text, or an object of headers to add.`,
     { operation: op, retryable: false },
   );
 }

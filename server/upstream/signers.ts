@@ -1,9 +1,9 @@
 // The `Sign` header (BILL_SIGNER): built-in HMAC schemes on crypto.subtle, or a merchant's module.
 import { BillApiConfigError } from './errors.js';
-import type { SignInput, Signer } from './types.js';
+import type { SignBase, Signer } from './types.js';
 
 /** What the built-in schemes sign: `METHOD\nPATH\nQUERY\nBODY`. */
-export function signatureBase(input: Pick<SignInput, 'method' | 'path' | 'query' | 'body'>): string {
+export function signatureBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>): string {
   return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${input.body}`;
 }
 
@@ -42,18 +42,36 @@ const ENCODINGS: Record<string, (mac: Uint8Array) => string> = {
   'hmac-sha256-base64': base64,
 };
 
-export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(ENCODINGS);
+/** What the timestamped scheme signs: `METHOD\nPATH\nQUERY\nTIMESTAMP\nBODY`, the timestamp as its header carries it. */
+export function timestampedBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>, timestamp: string): string {
+  return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${timestamp}\n${input.body}`;
+}
+
+/** The header the timestamped scheme sends its time in (ISO 8601, UTC): a service refuses one too far from its clock. */
+export const TIMESTAMP_HEADER = 'X-Timestamp';
+
+const SCHEMES: Record<string, (mac: HmacSha256) => Signer> = {
+  ...Object.fromEntries(Object.entries(ENCODINGS).map(([name, encode]) => [name, (mac: HmacSha256): Signer =>
+    async (input) => encode(await mac(input.secret, signatureBase(input)))])),
+  // The request's time in a header of its own, and in what is signed: a captured request goes stale.
+  'hmac-sha256-timestamped': (mac) => async (input) => ({
+    [TIMESTAMP_HEADER]: input.timestamp,
+    Sign: hex(await mac(input.secret, timestampedBase(input, input.timestamp))),
+  }),
+};
+
+export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(SCHEMES);
 
 /** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle). */
 export function builtInSigner(name: string, mac: HmacSha256 = subtleHmacSha256): Signer | undefined {
-  const encode = Object.hasOwn(ENCODINGS, name) ? ENCODINGS[name] : undefined;
-  return encode && (async (input) => encode(await mac(input.secret, signatureBase(input))));
+  const scheme = Object.hasOwn(SCHEMES, name) ? SCHEMES[name] : undefined;
+  return scheme?.(mac);
 }
 
 const WHAT_IT_MUST_BE =
   `BILL_SIGNER must be one of ${BUILT_IN_SIGNER_NAMES.join(', ')}, or a path to an ES module whose default ` +
-  'export (or export named `sign`) is a function sign({method, path, query, body, key, secret}) returning ' +
-  'the Sign header value (it may be async).';
+  'export (or export named `sign`) is a function sign({method, path, query, body, key, secret, timestamp, nonce, requestId, …}) ' +
+  'returning the Sign header value, or an object of headers to add (it may be async).';
 
 function looksLikeModule(spec: string): boolean {
   return /[/\\.:]/.test(spec);

@@ -20,6 +20,14 @@ export interface Answer extends Classified {
 
 type Timed = { ok: true; answer: Answer } | Extract<Attempt, { ok: false }>;
 
+/** 16 random bytes as 32 hex digits. */
+function randomHex(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
 export interface TransportOptions {
   signer: Signer;
   http: HttpClient;
@@ -48,6 +56,8 @@ export interface RequestSpec {
   priority?: Priority | (() => Priority);
   /** The longest wait for the budget before giving up with BillApiThrottledError, ms (default: none). */
   maxWaitMs?: number;
+  /** The call's id for the signer (SignInput.requestId); default: a fresh one for this call. */
+  requestId?: string;
 }
 
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -69,26 +79,31 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
   const context = classifyContext(config);
   const { base, clean } = context;
 
-  async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<Timed> {
+  async function attempt(spec: RequestSpec, callerSignal: AbortSignal | undefined, requestId: string): Promise<Timed> {
     const { operation: op } = spec;
     const url = new URL(base + (spec.path.startsWith('/') ? spec.path : `/${spec.path}`));
     const body = spec.body ?? '';
     const fail = (error: BillApiError): Timed => ({ ok: false, error, retryAfterMs: null, throttled: false });
 
     let signed: unknown;
+    const timestampMs = options.clock.local();
     try {
       signed = await options.signer({
         method: spec.method.toUpperCase(), path: url.pathname, query: url.search.slice(1), body,
         key: config.key, secret: config.secret,
+        operation: op, timestampMs, timestamp: new Date(timestampMs).toISOString(), nonce: randomHex(), requestId,
       });
     } catch (err) {
       return fail(signerFailed(op, config.signer, err, clean));
     }
-    const sign = signerValue(op, config.signer, signed);
-    if (typeof sign !== 'string') return fail(sign);
+    const decoration = signerValue(op, config.signer, signed);
+    if (decoration instanceof Error) return fail(decoration);
 
-    const headers: Record<string, string> = { Accept: 'application/json', Key: config.key, Sign: sign };
-    if (spec.body !== null) headers['Content-Type'] = 'application/json';
+    // The signer's headers over ours, whatever their case: one it names replaces the client's.
+    const named = new Set(Object.keys(decoration).map((name) => name.toLowerCase()));
+    const own: [string, string][] = [['Accept', 'application/json'], ['Key', config.key]];
+    if (spec.body !== null) own.push(['Content-Type', 'application/json']);
+    const headers: Record<string, string> = { ...Object.fromEntries(own.filter(([name]) => !named.has(name.toLowerCase()))), ...decoration };
 
     const controller = new AbortController();
     let timedOutNow = false;
@@ -158,9 +173,11 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
    */
   return async function send(spec: RequestSpec, callerSignal?: AbortSignal): Promise<Answer> {
     const attempts = spec.retry ? 1 + config.retries : 1;
+    // One id for the call, whatever its attempts: the service may deduplicate by it.
+    const requestId = spec.requestId ?? randomHex();
     for (let n = 0; ; n++) {
       await turn(spec, callerSignal);
-      const result = await attempt(spec, callerSignal);
+      const result = await attempt(spec, callerSignal, requestId);
       if (result.ok) return result.answer;
       const { error } = result;
       error.attempts = n + 1;

@@ -1,6 +1,7 @@
 // The bill payment service's interface as the spec describes it (sections 2 and 4), and what the
 // client needs to reach it. Amounts are exact decimal text here, whatever JSON type the service used.
 
+import type { BillOperation } from './errors.js';
 import type { ServiceBillRecord } from '../../contract/admin.js';
 import type { Budget, Priority } from './budget.js';
 import type { ServiceClock } from './service-clock.js';
@@ -102,7 +103,23 @@ export interface BindCustomerResult {
 }
 
 /** What a signer is given (BILL_SIGNER). */
-export interface SignInput {
+export interface SignInput extends SignBase {
+  /** Which operation of the service this request is. */
+  operation: BillOperation;
+  /** This request's time on our clock, unix ms, and the same as ISO 8601 in UTC (`2026-11-28T09:07:14.123Z`): what a timestamp header carries. */
+  timestampMs: number;
+  timestamp: string;
+  /** A fresh random value for this request (32 hex digits), new on every attempt. */
+  nonce: string;
+  /**
+   * The id of this call (32 hex digits), the same on every attempt of it (a retried requery, say):
+   * what a service that deduplicates by a request id (SNAP's X-EXTERNAL-ID) is sent.
+   */
+  requestId: string;
+}
+
+/** The request as the first signers saw it: what the built-in HMAC schemes sign. */
+export interface SignBase {
   /** Upper case. */
   method: string;
   /** The path as sent, base-URL prefix included, without the query. */
@@ -115,7 +132,13 @@ export interface SignInput {
   secret: string;
 }
 
-export type Signer = (input: SignInput) => string | Promise<string>;
+/**
+ * What a signer returns: the `Sign` header's value, or headers to add to the request (any of them,
+ * `Sign` among them or not; one named as a header the client sets, `Key` say, replaces it).
+ */
+export type SignResult = string | Readonly<Record<string, string>>;
+
+export type Signer = (input: SignInput) => SignResult | Promise<SignResult>;
 
 /** Per-call options. */
 export interface CallOptions {

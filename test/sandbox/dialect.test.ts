@@ -206,9 +206,13 @@ test('a dialect\'s own sign function gets the request as received, mount prefix 
 
   const bill = (await customClient.create(newBill())).json.data as CreatedData;
   assert.equal((await customClient.requery(bill.billId)).json.code, 0);
-  assert.deepEqual(inputs.at(-1), {
+  const { headers, now, ...asReceived } = inputs.at(-1)!;
+  assert.deepEqual(asReceived, {
     method: 'GET', path: `${MOUNT}/v1/bill/requery`, query: `billId=${bill.billId}`, body: '', key: KEY, secret: SECRET,
   });
+  // And its headers and the sandbox's time, for a scheme that carries or checks them there.
+  assert.equal(headers.get('key'), KEY);
+  assert.equal(typeof now, 'number');
   assert.equal((await client.requery(bill.billId)).json.code, 1002);
 });
 

@@ -22,13 +22,12 @@ test('a create answered with another amount is withdrawn at the service and answ
   const res = await createStatus(h, '50');
   assert.equal(res.status, 502);
   assert.equal(res.code, 'upstream_mismatch');
-  // The bill the service really made (for 50) is cancelled; ours is settled as failed, not shown.
+  // The bill the service really made (for 50) is cancelled; ours keeps it as an orphan, never shown.
   const [made] = (await h.upstream.listBills({})).lists;
   assert.equal(made!.billAmount, '50');
   assert.equal(made!.statusName, 'Cancelled');
   const stored = await h.store.getByReference(made!.merchantReference);
-  assert.equal(stored!.createState, 'failed');
-  assert.equal(stored!.billId, null);
+  assert.deepEqual([stored!.createState, stored!.billId, stored!.orphanedAt !== null, stored!.withdrawConfirmedAt !== null], ['created', made!.billId, true, true]);
   assert.equal(h.app.alerts.counts().create_answer_mismatch, 1);
   const alert = h.logs.find((l) => l.includes('"alert":"create_answer_mismatch"'));
   assert.ok(alert, 'an alert is logged');

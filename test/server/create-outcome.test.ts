@@ -123,7 +123,11 @@ test('settling with nothing found fails the create; a failing list fails before 
 test('an answer for another bill: alert, the bill withdrawn (or not, when it may be a customer\'s), the create failed, upstream_mismatch', async () => {
   const { deps: d, calls, raised, lines } = deps();
   await assert.rejects(refuseAnswer('ref-1', 'B7', true, { field: 'billAmount', expected: '10', got: '11' }, d), refused('upstream_mismatch'));
-  assert.deepEqual(calls, ['cancel B7', `fail ref-1 at ${NOW}`]);
+  // Under our reference, for another amount: ours all the same, kept as an orphan and withdrawn.
+  assert.deepEqual(calls, ['orphan ref-1 B7', 'cancel B7', 'confirm B7', `fail ref-1 at ${NOW}`]);
+  const foreign = deps();
+  await assert.rejects(refuseAnswer('ref-1', 'B8', true, { field: 'merchantReference', expected: 'ref-1', got: 'other' }, foreign.deps), refused('upstream_mismatch'));
+  assert.deepEqual(foreign.calls, ['cancel B8', `fail ref-1 at ${NOW}`]);
   assert.deepEqual(raised, ['create_answer_mismatch']);
   assert.equal(lines[0]!.msg, 'alert: a create answer does not match the request; the bill is not used');
   assert.deepEqual([lines[0]!.merchantReference, lines[0]!.billId, lines[0]!.field], ['ref-1', 'B7', 'billAmount']);

@@ -40,8 +40,11 @@ test('a signer that throws or returns no text: nothing sent, the signer named, i
   assert.ok(thrown instanceof BillApiSignerError);
   assert.equal(thrown.message, 'Bill API requery: BILL_SIGNER "./my-signer.mjs" failed: no key [redacted]');
   assert.equal(thrown.retryable, false);
-  assert.equal(signerValue('requery', 'x', 'abc'), 'abc');
-  assert.match((signerValue('requery', 'x', '') as Error).message, /returned an empty string; it must return the Sign header value as text\.$/);
+  assert.deepEqual(signerValue('requery', 'x', 'abc'), { Sign: 'abc' });
+  assert.deepEqual(signerValue('requery', 'x', { 'X-Timestamp': 't', Sign: 's' }), { 'X-Timestamp': 't', Sign: 's' });
+  assert.match((signerValue('requery', 'x', '') as Error).message, /returned an empty string; it must return the Sign header value as text, or an object of headers to add\.$/);
+  assert.match((signerValue('requery', 'x', {}) as Error).message, /returned an object with no header\.$/);
+  assert.match((signerValue('requery', 'x', { Sign: 'a\r\nX-Evil: 1' }) as Error).message, /header "Sign" is not a header name with a text value on one line/);
   assert.match((signerValue('requery', 'x', undefined) as Error).message, /returned undefined;/);
   assert.match((signerValue('requery', 'x', 42) as Error).message, /returned number;/);
 });

@@ -11,15 +11,18 @@ import { Hono, type Context, type Next } from 'hono';
 import { loadConfig } from '../../server/config.js';
 import { nodeHmacSha256 } from '../../server/platform/node/hmac.js';
 import {
-  BillApiConfigError, builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignInput,
+  BillApiConfigError, builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignBase, type SignInput,
 } from '../../server/upstream/index.js';
 import { listen } from '../sandbox/support/harness.js';
 
 
 interface Seen { method: string; path: string; query: string; body: string; contentType: string | null; key: string | null }
 
+/** What a signer is told of a request beyond its text (its time, nonce and id): the built-in HMACs sign none of it. */
+const REQUEST = { operation: 'requery', timestampMs: 0, timestamp: '1970-01-01T00:00:00.000Z', nonce: 'n', requestId: 'r' } as const;
+
 /** Middleware that records each request and refuses it unless `expected(input)` equals its Sign. */
-function verifying(seen: Seen[], expected: (input: SignInput) => string) {
+function verifying(seen: Seen[], expected: (input: SignBase) => string) {
   return async function verifySign(c: Context, next: Next) {
     const url = new URL(c.req.url);
     const body = await c.req.text();
@@ -32,7 +35,7 @@ function verifying(seen: Seen[], expected: (input: SignInput) => string) {
   };
 }
 
-const hmacHex = (i: SignInput) => createHmac('sha256', i.secret).update(`${i.method}\n${i.path}\n${i.query}\n${i.body}`).digest('hex');
+const hmacHex = (i: SignBase) => createHmac('sha256', i.secret).update(`${i.method}\n${i.path}\n${i.query}\n${i.body}`).digest('hex');
 const ENV = { BILL_API_KEY: 'k-1', BILL_API_SECRET: 's-1', BILL_API_RETRIES: '0' };
 
 test('every request keeps the base URL prefix and is signed over method, path, query and body', async (t) => {
@@ -113,7 +116,7 @@ test('lossless parsing leaves look-alikes inside strings alone', () => {
 });
 
 test('built-in signers: hmac-sha256 is lower-case hex, hmac-sha256-base64 the same HMAC in base64', async () => {
-  const input: SignInput = { method: 'POST', path: '/gw/v1/bills', query: '', body: '{"a":1}', key: 'k', secret: 'sec' };
+  const input: SignInput = { method: 'POST', path: '/gw/v1/bills', query: '', body: '{"a":1}', key: 'k', secret: 'sec', ...REQUEST };
   const mac = createHmac('sha256', 'sec').update('POST\n/gw/v1/bills\n\n{"a":1}');
   const digest = mac.digest();
   assert.equal(await builtInSigner('hmac-sha256')!(input), digest.toString('hex'));
@@ -131,7 +134,7 @@ test('loadSigner explains what BILL_SIGNER must be', async (t) => {
   await writeFile(noFunction, 'export const sign = "not a function";\n');
   const importFile = (s: string) => import(pathToFileURL(s).href);
 
-  const probe: SignInput = { method: 'GET', path: '/v1/bill', query: 'billId=1', body: '', key: 'k', secret: 's' };
+  const probe: SignInput = { method: 'GET', path: '/v1/bill', query: 'billId=1', body: '', key: 'k', secret: 's', ...REQUEST };
   assert.equal(await (await loadSigner('hmac-sha256', importFile))(probe), await builtInSigner('hmac-sha256')!(probe));
   await assert.rejects(loadSigner('hmac-sha512', importFile), (e: Error) => e instanceof BillApiConfigError && /Unknown BILL_SIGNER "hmac-sha512".*hmac-sha256, hmac-sha256-base64/.test(e.message));
   await assert.rejects(loadSigner(noFunction, importFile), (e: Error) => e instanceof BillApiConfigError && /exports no sign function.*default/.test(e.message));
@@ -148,7 +151,7 @@ test('a service configured differently works through the environment alone', asy
     "  return createHash('sha256').update([key, secret, method, path, query, body].join('|')).digest('hex');",
     '}',
   ].join('\n'));
-  const expected = (i: SignInput) => createHash('sha256').update([i.key, i.secret, i.method, i.path, i.query, i.body].join('|')).digest('hex');
+  const expected = (i: SignBase) => createHash('sha256').update([i.key, i.secret, i.method, i.path, i.query, i.body].join('|')).digest('hex');
 
   const bills = ['B1', 'B2', 'B3', 'B4', 'B5'].map((billId, n) => ({
     billId, merchantReference: n === 2 ? 'OTHER' : 'ORDER-7', requestReference: null, paymentReference: null,

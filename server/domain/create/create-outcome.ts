@@ -24,7 +24,11 @@ export interface CreateOutcomeDeps {
   log: Logger;
 }
 
-/** The service answered a bill other than the one asked for: withdraw it (`withdraw`), and tell the caller plainly. */
+/**
+ * The service answered a bill other than the one asked for: withdraw it (`withdraw`), and tell the
+ * caller plainly. A bill under our reference (its amount or currency not as asked) is ours all the
+ * same: kept as an orphan, and withdrawn until the service confirms.
+ */
 export async function refuseAnswer(
   ref: string, billId: string, withdraw: boolean, fields: Record<string, unknown>, deps: CreateOutcomeDeps,
 ): Promise<never> {
@@ -32,7 +36,10 @@ export async function refuseAnswer(
   alerts.raise('create_answer_mismatch', 'a create answer does not match the request; the bill is not used', {
     merchantReference: ref, billId, ...fields,
   });
-  if (withdraw) {
+  if (withdraw && fields.field !== 'merchantReference') {
+    await store.recordOrphan(ref, billId, now());
+    await withdrawOrphan(billId, deps);
+  } else if (withdraw) {
     await upstream.cancelBill(billId).catch((error: unknown) => {
       log.warn('cancelling a mismatched bill failed', { billId, error });
     });
