@@ -2,7 +2,7 @@
 // (README); another dialect lets it play a service that chose differently, so the BFF can be
 // tested against one configured only through its environment.
 import { Code } from './envelope.js';
-import { signBase64, signHex, canonicalText } from './signature.js';
+import { freshTimestamp, signBase64, signHex, canonicalText } from './signature.js';
 
 export type StatusKey = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
 export const STATUS_KEYS: readonly StatusKey[] = ['pending', 'paid', 'failed', 'cancelled', 'expired'];
@@ -26,7 +26,8 @@ export interface SignInput {
   now: number;
 }
 
-export type SandboxSigner = (input: SignInput) => string | Promise<string>;
+/** The expected signature (compared with the request's signHeader), or whether the request verified (an asymmetric scheme). */
+export type SandboxSigner = (input: SignInput) => string | boolean | Promise<string | boolean>;
 
 export interface Dialect {
   /** Envelope code of success. Error codes (1001…1500) stay the sandbox's. */
@@ -48,10 +49,8 @@ export const SANDBOX_SIGNERS: Readonly<Record<string, SandboxSigner>> = {
   'hmac-sha256-base64': (i) => signBase64(i.secret, canonicalText(i.method, i.path, i.query, i.body)),
   // X-Timestamp (ISO 8601) within five minutes of the sandbox's clock, and signed: METHOD\nPATH\nQUERY\nTIMESTAMP\nBODY.
   'hmac-sha256-timestamped': (i) => {
-    const stamp = i.headers.get('x-timestamp') ?? '';
-    const at = Date.parse(stamp);
-    if (!/^\d{4}-\d\d-\d\dT/.test(stamp) || !(Math.abs(at - i.now) <= 300_000)) return 'a stale or missing X-Timestamp';
-    return signHex(i.secret, `${i.method.toUpperCase()}\n${i.path}\n${i.query}\n${stamp}\n${i.body}`);
+    const stamp = freshTimestamp(i.headers, i.now);
+    return stamp !== null && signHex(i.secret, `${i.method.toUpperCase()}\n${i.path}\n${i.query}\n${stamp}\n${i.body}`);
   },
 };
 

@@ -22,6 +22,7 @@ export {
   DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
   type StatusKey,
 } from './dialect.js';
+export { rsaSha256Verifier } from './signature.js';
 /** The header @hono/node-server reads as "answered already" (the connection-reset fault's Response). */
 const ALREADY_SENT = 'x-hono-already-sent';
 

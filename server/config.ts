@@ -114,7 +114,10 @@ export function withoutUserinfo(url: string): string {
 
 /** Every secret of the configuration: what logs and error bodies mask. */
 export function configSecrets(config: Config): string[] {
-  const list = [config.upstream.key, config.upstream.secret, ...(config.webhook?.secrets ?? [config.webhook?.secret]), config.adminToken, config.orderTicketSecret, config.metricsToken];
+  const list = [
+    config.upstream.key, config.upstream.secret, config.upstream.privateKeyPem, ...(config.webhook?.secrets ?? [config.webhook?.secret]),
+    config.adminToken, config.orderTicketSecret, config.metricsToken,
+  ];
   return list.filter((s): s is string => typeof s === 'string' && s !== '');
 }
 
@@ -294,6 +297,9 @@ export function loadConfig(env: Env): Config {
       minLifetimeMs: int(env, 'BILL_MIN_LIFETIME_MS', 60_000, 1_000),
       // Below the 5 s idle timeout common at edges; an edge that closes sooner wants it lower.
       idleSocketMs: int(env, 'BILL_API_IDLE_SOCKET_MS', 4_000, 100),
+      // A PEM in one environment line may spell its line breaks as \n.
+      privateKeyPem: text(env, 'BILL_SIGNER_PRIVATE_KEY')?.replaceAll('\\n', '\n') ?? null,
+      privateKeyFile: text(env, 'BILL_SIGNER_PRIVATE_KEY_FILE') ?? null,
     },
     statuses: {
       pending: codes(env, 'BILL_PENDING_STATUSES', [1]),

@@ -5,6 +5,7 @@
 // differs per runtime is its ServerRuntime (platform/runtime.ts). The demo is one such caller
 // (demo/server/), never part of it.
 import { Hono } from 'hono';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
@@ -24,7 +25,7 @@ import { pageSecurityHeaders } from '../http/middleware/security-headers.js';
 import { createLogger } from '../log.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/open-store.js';
-import { createBillApi, loadSigner } from '../upstream/index.js';
+import { BillApiConfigError, createBillApi, loadSigner } from '../upstream/index.js';
 import { batchedLines } from '../platform/node/log-lines.js';
 import { serverRuntime } from '../platform/runtime.js';
 import type { ListeningServer, RuntimeName } from '../platform/runtime.js';
@@ -77,6 +78,15 @@ const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).u
 const SSE_HEARTBEAT_MS = 15_000;
 
 /** Throws ConfigError (from loadConfig) or BillApiConfigError (a signer, a base URL) before it listens. */
+/** BILL_SIGNER_PRIVATE_KEY_FILE's text; a file that cannot be read stops the start with its name. */
+async function readKeyFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new BillApiConfigError(`BILL_SIGNER_PRIVATE_KEY_FILE "${path}" cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+  }
+}
+
 export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}): Promise<RunningBillCheckout> {
   const env = options.env ?? process.env;
   const config = loadConfig(env);
@@ -90,7 +100,9 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const drainMs = options.drainMs ?? 5_000;
 
   const runtime = await serverRuntime({ upstreamIdleMs: config.upstream.idleSocketMs });
-  const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac);
+  const { privateKeyFile } = config.upstream;
+  const privateKeyPem = privateKeyFile ? await readKeyFile(privateKeyFile) : config.upstream.privateKeyPem;
+  const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac, { privateKeyPem });
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: runtime.upstreamHttp });
   const store = await openStore(config.databaseUrl, { onError: (error) => log.warn('database connection error', { error }) });
   const sandbox: Sandbox | null = config.embeddedSandbox

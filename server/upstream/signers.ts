@@ -50,7 +50,38 @@ export function timestampedBase(input: Pick<SignBase, 'method' | 'path' | 'query
 /** The header the timestamped scheme sends its time in (ISO 8601, UTC): a service refuses one too far from its clock. */
 export const TIMESTAMP_HEADER = 'X-Timestamp';
 
-const SCHEMES: Record<string, (mac: HmacSha256) => Signer> = {
+/** What an asymmetric scheme needs beyond the secret. */
+export interface SignerKeys {
+  /** PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for rsa-sha256. */
+  privateKeyPem?: string | null;
+}
+
+/** What rsa-sha256 signs: `METHOD\nPATH\nQUERY\nTIMESTAMP\nhex(SHA-256(BODY))`. */
+export async function digestBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>, timestamp: string): Promise<string> {
+  const digest = hex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(input.body))));
+  return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${timestamp}\n${digest}`;
+}
+
+/** A PKCS#8 PEM private key for RSASSA-PKCS1-v1_5 with SHA-256 (SHA256withRSA), on crypto.subtle. */
+export function rsaPrivateKey(pem: string | null | undefined): Promise<CryptoKey> {
+  const text = (pem ?? '').trim();
+  if (text === '') {
+    return Promise.reject(new BillApiConfigError('BILL_SIGNER rsa-sha256 needs a private key: set BILL_SIGNER_PRIVATE_KEY (PEM) or BILL_SIGNER_PRIVATE_KEY_FILE.'));
+  }
+  if (text.includes('BEGIN RSA PRIVATE KEY')) {
+    return Promise.reject(new BillApiConfigError(
+      'BILL_SIGNER_PRIVATE_KEY is a PKCS#1 key (BEGIN RSA PRIVATE KEY); give it as PKCS#8: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'));
+  }
+  const body = /-----BEGIN PRIVATE KEY-----([\s\S]*?)-----END PRIVATE KEY-----/.exec(text)?.[1];
+  if (!body) return Promise.reject(new BillApiConfigError('BILL_SIGNER_PRIVATE_KEY must be a PEM private key (-----BEGIN PRIVATE KEY-----).'));
+  const der = Uint8Array.from(atob(body.replace(/\s+/g, '')), (c) => c.charCodeAt(0));
+  return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
+    .catch((error: unknown) => {
+      throw new BillApiConfigError(`BILL_SIGNER_PRIVATE_KEY could not be read as an RSA key (${error instanceof Error ? error.message : String(error)}).`);
+    });
+}
+
+const SCHEMES: Record<string, (mac: HmacSha256, keys: SignerKeys) => Signer> = {
   ...Object.fromEntries(Object.entries(ENCODINGS).map(([name, encode]) => [name, (mac: HmacSha256): Signer =>
     async (input) => encode(await mac(input.secret, signatureBase(input)))])),
   // The request's time in a header of its own, and in what is signed: a captured request goes stale.
@@ -58,14 +89,24 @@ const SCHEMES: Record<string, (mac: HmacSha256) => Signer> = {
     [TIMESTAMP_HEADER]: input.timestamp,
     Sign: hex(await mac(input.secret, timestampedBase(input, input.timestamp))),
   }),
+  // SHA256withRSA under the merchant's private key: the service holds only the public one.
+  'rsa-sha256': (_mac, keys) => {
+    const key = rsaPrivateKey(keys.privateKeyPem);
+    // Refused at load (loadSigner awaits it); here only kept from being an unhandled rejection.
+    key.catch(() => undefined);
+    return async (input) => ({
+      [TIMESTAMP_HEADER]: input.timestamp,
+      Sign: base64(new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', await key, encoder.encode(await digestBase(input, input.timestamp))))),
+    });
+  },
 };
 
 export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(SCHEMES);
 
-/** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle). */
-export function builtInSigner(name: string, mac: HmacSha256 = subtleHmacSha256): Signer | undefined {
+/** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle); `keys` serve rsa-sha256. */
+export function builtInSigner(name: string, mac: HmacSha256 = subtleHmacSha256, keys: SignerKeys = {}): Signer | undefined {
   const scheme = Object.hasOwn(SCHEMES, name) ? SCHEMES[name] : undefined;
-  return scheme?.(mac);
+  return scheme?.(mac, keys);
 }
 
 const WHAT_IT_MUST_BE =
@@ -93,10 +134,12 @@ function pickSign(mod: unknown): Signer | undefined {
  * built-in schemes (the Node entry passes node:crypto's).
  */
 export async function loadSigner(
-  spec: string, importModule: (specifier: string) => Promise<unknown>, mac?: HmacSha256,
+  spec: string, importModule: (specifier: string) => Promise<unknown>, mac?: HmacSha256, keys: SignerKeys = {},
 ): Promise<Signer> {
   const name = spec.trim();
-  const builtIn = builtInSigner(name, mac);
+  const builtIn = builtInSigner(name, mac, keys);
+  // A key that cannot serve is a configuration error at start, not a failure of every request.
+  if (name === 'rsa-sha256') await rsaPrivateKey(keys.privateKeyPem);
   if (builtIn) return builtIn;
   if (!name || !looksLikeModule(name)) {
     throw new BillApiConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);

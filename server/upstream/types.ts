@@ -45,6 +45,10 @@ export interface UpstreamConfig {
   minLifetimeMs?: number;
   /** How long an idle socket to the service is kept for the next call, ms (BILL_API_IDLE_SOCKET_MS; Node's client). */
   idleSocketMs?: number;
+  /** The PEM private key of an asymmetric signing scheme (BILL_SIGNER_PRIVATE_KEY), or null. */
+  privateKeyPem?: string | null;
+  /** A file holding it (BILL_SIGNER_PRIVATE_KEY_FILE), read by the process entry, or null. */
+  privateKeyFile?: string | null;
 }
 
 /** Section 2.2: the bill as returned by create. */

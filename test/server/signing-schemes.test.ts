@@ -3,11 +3,12 @@
 // real HTTP against a sandbox that checks what such a service checks; the expected values computed
 // here with node:crypto, not with the scheme's own code.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, createVerify, generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import { SANDBOX_SIGNERS } from '../../sandbox/dialect.js';
-import { builtInSigner } from '../../server/upstream/signers.js';
-import { BillApiSignerError, createBillApi } from '../../server/upstream/index.js';
+import { rsaSha256Verifier } from '../../sandbox/signature.js';
+import { builtInSigner, loadSigner } from '../../server/upstream/signers.js';
+import { BillApiConfigError, BillApiSignerError, createBillApi } from '../../server/upstream/index.js';
 import type { HttpRequest } from '../../server/upstream/types.js';
 import { expectedSignature, seen } from './support/header-signer.js';
 import { startHarness } from './support/harness.js';
@@ -88,4 +89,42 @@ test('a signer that returns something that is no header is refused before anythi
   });
   await assert.rejects(api.requeryBill('B1'), (error: unknown) => error instanceof BillApiSignerError && /"Bad Header"/.test(error.message));
   assert.equal(called, 0);
+});
+
+const rsa = generateKeyPairSync('rsa', {
+  modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
+
+test('rsa-sha256: SHA256withRSA over method, path, query, timestamp and the body digest, as node:crypto verifies it', async () => {
+  const input = {
+    method: 'POST', path: '/v1/bill/create', query: '', body: '{"amount":1}', key: 'k', secret: '',
+    operation: 'create', timestampMs: 0, timestamp: '2027-01-15T08:00:00.000Z', nonce: 'n', requestId: 'r',
+  } as const;
+  const headers = await builtInSigner('rsa-sha256', undefined, { privateKeyPem: rsa.privateKey })!(input) as Record<string, string>;
+  assert.equal(headers['X-Timestamp'], input.timestamp);
+  const digest = createHash('sha256').update(input.body).digest('hex');
+  const verified = createVerify('RSA-SHA256').update(`POST\n/v1/bill/create\n\n${input.timestamp}\n${digest}`).verify(rsa.publicKey, headers.Sign!, 'base64');
+  assert.equal(verified, true);
+});
+
+test('a service that holds only our public key and wants a timestamp header: every request of rsa-sha256 is accepted', async (t) => {
+  const h = await startHarness(t, {
+    // The key in one environment line, its line breaks spelt \\n, as a secret store gives it.
+    env: { BILL_SIGNER: 'rsa-sha256', BILL_SIGNER_PRIVATE_KEY: rsa.privateKey.trim().replaceAll('\n', '\\n') },
+    sandbox: { dialect: { sign: rsaSha256Verifier(rsa.publicKey) } },
+  });
+  const bill = await h.create({ amount: '12.50' });
+  assert.equal((await h.request(`/api/bills/${bill.billId}?token=${bill.token}`)).status, 200);
+  h.clock.advance(h.config.refreshWindowMs + 1);
+  await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
+  await h.refreshed();
+  assert.ok(h.requeries(bill.billId) >= 1, 'a requery was accepted too');
+  assert.ok(!h.logs.some((line) => line.includes('BEGIN PRIVATE KEY')), 'the key is never logged');
+});
+
+test('rsa-sha256 without a usable key stops at load with what to do', async () => {
+  const none = () => Promise.reject(new Error('no module'));
+  await assert.rejects(loadSigner('rsa-sha256', none), (e: Error) => e instanceof BillApiConfigError && /BILL_SIGNER_PRIVATE_KEY/.test(e.message));
+  const pkcs1 = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  await assert.rejects(loadSigner('rsa-sha256', none, undefined, { privateKeyPem: pkcs1.privateKey }), (e: Error) => /openssl pkcs8 -topk8/.test(e.message));
 });
