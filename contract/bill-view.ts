@@ -16,6 +16,11 @@ export interface BillView {
   statusName: string;
   isFinal: boolean;
   outcome: Outcome;
+  /**
+   * True while the status is one of BILL_PROCESSING_STATUSES: the customer has paid and the service
+   * is confirming. Never final (`outcome` stays `pending`); the BFF always sends it.
+   */
+  processing?: boolean;
   /** Time of the last status update, unix milliseconds (service clock), `null` until known. */
   dateTime: number | null;
   /**

@@ -1,6 +1,6 @@
 // The in-memory bill book: statuses, transitions and expiry.
 import { multiplyDecimal } from '../contract/decimal.js';
-import type { Dialect, StatusKey } from './dialect.js';
+import { isFinalStatus, type Dialect, type StatusKey } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { digits, randomToken } from './ids.js';
 import type { StatusRecordWire } from './types.js';
@@ -30,7 +30,7 @@ export interface Bill {
   redirectUrl: string;
   /**
    * Every state the bill has been in, oldest first, the last one its state now (for replicaLagMs).
-   * Only a pending bill moves, so it holds two states at most.
+   * Only a pending or processing bill moves, so it holds three states at most.
    */
   history: BillState[];
 }
@@ -49,6 +49,8 @@ export interface BillBookOptions {
   currency: string;
   gcRate: string;
   statusNames: Record<StatusKey, string>;
+  /** The `processingStep` fault: a payment moves a pending bill to processing, not paid; `confirm` pays it. */
+  processingStep: () => boolean;
   /** Called on every move to a final status, after the bill is updated. */
   onFinal: (bill: Bill) => void;
 }
@@ -65,7 +67,7 @@ export function statusRecord(
     currency: bill.currency,
     status: dialect.statuses[bill.status],
     statusName: dialect.statusNames[bill.status],
-    isFinal: bill.status !== 'pending',
+    isFinal: isFinalStatus(bill.status),
     dateTime: dateTime === 'created' ? bill.createdAt : bill.updatedAt,
   };
 }
@@ -149,14 +151,23 @@ export class BillBook {
     this.#bills.clear();
   }
 
+  /** Pays a pending bill; with the processingStep fault it is processing until `confirm`. */
   pay(billId: string): Bill {
     const bill = this.pending(billId);
-    bill.paymentReference = `PY${digits(this.o.random, 12)}`;
-    return this.#finish(bill, 'paid', this.o.now());
+    // No callback: the service calls back only on final statuses.
+    if (this.o.processingStep()) return this.#move(bill, 'processing', this.o.now());
+    return this.#paid(bill);
   }
 
+  /** A processing bill's payment confirmed: paid, as `pay` makes it. */
+  confirm(billId: string): Bill {
+    return this.#paid(this.#inState(billId, 'processing'));
+  }
+
+  /** A pending bill declined, or a processing bill's payment refused: failed. */
   decline(billId: string): Bill {
-    return this.#finish(this.pending(billId), 'failed', this.o.now());
+    const bill = this.get(billId);
+    return this.#finish(bill.status === 'processing' ? bill : this.pending(billId), 'failed', this.o.now());
   }
 
   cancel(billId: string): Bill {
@@ -169,13 +180,22 @@ export class BillBook {
     return this.#finish(bill, 'expired', bill.expiredOn);
   }
 
-  /** The bill, which must be pending (as every move needs); throws 1004 when unknown, 1005 when final. */
+  /** The bill, which must be pending (as every move but confirm needs); throws 1004 when unknown, 1005 otherwise. */
   pending(billId: string): Bill {
+    return this.#inState(billId, 'pending');
+  }
+
+  #inState(billId: string, status: StatusKey): Bill {
     const bill = this.get(billId);
-    if (bill.status !== 'pending') {
-      throw new SandboxError(Code.notCancellable, `Bill is ${this.o.statusNames[bill.status]}, not ${this.o.statusNames.pending}`);
+    if (bill.status !== status) {
+      throw new SandboxError(Code.notCancellable, `Bill is ${this.o.statusNames[bill.status]}, not ${this.o.statusNames[status]}`);
     }
     return bill;
+  }
+
+  #paid(bill: Bill): Bill {
+    bill.paymentReference = `PY${digits(this.o.random, 12)}`;
+    return this.#finish(bill, 'paid', this.o.now());
   }
 
   #expireIfDue(bill: Bill): void {
@@ -184,10 +204,15 @@ export class BillBook {
     }
   }
 
-  #finish(bill: Bill, status: StatusKey, at: number): Bill {
+  #move(bill: Bill, status: StatusKey, at: number): Bill {
     bill.status = status;
     bill.updatedAt = at;
     bill.history.push({ status, updatedAt: at, paymentReference: bill.paymentReference });
+    return bill;
+  }
+
+  #finish(bill: Bill, status: StatusKey, at: number): Bill {
+    this.#move(bill, status, at);
     this.o.onFinal(bill);
     return bill;
   }

@@ -7,7 +7,7 @@ import type { Sandbox } from './types.js';
 
 type Controls = Pick<
   Sandbox,
-  'pay' | 'decline' | 'expire' | 'setFaults' | 'resetFaults' | 'faults' | 'stats' | 'clock' | 'setClockOffset' | 'reset' | 'forget'
+  'pay' | 'confirm' | 'decline' | 'expire' | 'setFaults' | 'resetFaults' | 'faults' | 'stats' | 'clock' | 'setClockOffset' | 'reset' | 'forget'
 >;
 
 async function jsonOf(req: Request): Promise<unknown> {
@@ -34,7 +34,7 @@ export function controlRoutes(sandbox: Controls): Hono {
     return ok(sandbox.faults());
   });
 
-  for (const action of ['pay', 'decline', 'expire'] as const) {
+  for (const action of ['pay', 'confirm', 'decline', 'expire'] as const) {
     app.post(`/bills/:billId/${action}`, (c) => ok(sandbox[action](c.req.param('billId'))));
   }
 

@@ -30,4 +30,9 @@ export interface Core {
   limiter: RateLimiter;
   /** Latency and hang timers of responses. */
   timers: TimerSet;
+  /**
+   * The header a create's request id travels in, where creates are deduplicated by it (the snap
+   * mode's X-EXTERNAL-ID), and the bill made for each id; null where they are not.
+   */
+  createIds: { header: string; billIds: Map<string, string> } | null;
 }

@@ -4,8 +4,12 @@
 import { Code } from './envelope.js';
 import { freshTimestamp, signBase64, signHex, canonicalText } from './signature.js';
 
-export type StatusKey = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
-export const STATUS_KEYS: readonly StatusKey[] = ['pending', 'paid', 'failed', 'cancelled', 'expired'];
+/** `processing`: paid by the customer and being confirmed (the processingStep fault); not final. */
+export type StatusKey = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'processing';
+export const STATUS_KEYS: readonly StatusKey[] = ['pending', 'paid', 'failed', 'cancelled', 'expired', 'processing'];
+
+/** Whether a bill in this state is final (`isFinal` of its records): all but pending and processing. */
+export const isFinalStatus = (status: StatusKey): boolean => status !== 'pending' && status !== 'processing';
 
 export type StatusCodes = Record<StatusKey, number>;
 
@@ -44,6 +48,12 @@ export interface Dialect {
   bind: { method: string; path: string; idField: string };
 }
 
+/** What createSandbox's `dialect` option takes: any part of a Dialect, status codes and names one by one. */
+export type DialectOptions = Partial<Omit<Dialect, 'statuses' | 'statusNames'>> & {
+  statuses?: Partial<StatusCodes>;
+  statusNames?: Partial<Record<StatusKey, string>>;
+};
+
 export const SANDBOX_SIGNERS: Readonly<Record<string, SandboxSigner>> = {
   'hmac-sha256': (i) => signHex(i.secret, canonicalText(i.method, i.path, i.query, i.body)),
   'hmac-sha256-base64': (i) => signBase64(i.secret, canonicalText(i.method, i.path, i.query, i.body)),
@@ -56,8 +66,8 @@ export const SANDBOX_SIGNERS: Readonly<Record<string, SandboxSigner>> = {
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
   okCode: Code.ok,
-  statuses: { pending: 1, paid: 2, failed: 3, cancelled: 4, expired: 5 },
-  statusNames: { pending: 'Pending Payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' },
+  statuses: { pending: 1, paid: 2, failed: 3, cancelled: 4, expired: 5, processing: 6 },
+  statusNames: { pending: 'Pending Payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired', processing: 'Processing' },
   sign: SANDBOX_SIGNERS['hmac-sha256']!,
   signHeader: 'Sign',
   cancel: { method: 'POST', path: '/v1/bill/cancel' },
@@ -94,7 +104,7 @@ function route(what: 'cancel' | 'bind', method: unknown, path: unknown): { metho
 }
 
 /** The full dialect: defaults filled in, every part checked; throws TypeError when inconsistent. */
-export function resolveDialect(partial: Partial<Dialect> = {}): Dialect {
+export function resolveDialect(partial: DialectOptions = {}): Dialect {
   const d = DEFAULT_DIALECT;
   const okCode = partial.okCode ?? d.okCode;
   if (!Number.isSafeInteger(okCode)) bad(`okCode must be a whole number, got ${okCode}`);
@@ -102,14 +112,14 @@ export function resolveDialect(partial: Partial<Dialect> = {}): Dialect {
     bad(`okCode ${okCode} is one of the sandbox's error codes`);
   }
 
-  const statuses = { ...d.statuses, ...partial.statuses };
+  const statuses: StatusCodes = { ...d.statuses, ...partial.statuses };
   for (const k of STATUS_KEYS) {
     if (!Number.isSafeInteger(statuses[k])) bad(`statuses.${k} must be a whole number, got ${statuses[k]}`);
   }
   if (new Set(STATUS_KEYS.map((k) => statuses[k])).size !== STATUS_KEYS.length) {
-    bad(`statuses must be five different codes, got ${STATUS_KEYS.map((k) => `${k}=${statuses[k]}`).join(',')}`);
+    bad(`statuses must be six different codes, got ${STATUS_KEYS.map((k) => `${k}=${statuses[k]}`).join(',')}`);
   }
-  const statusNames = { ...d.statusNames, ...partial.statusNames };
+  const statusNames: Record<StatusKey, string> = { ...d.statusNames, ...partial.statusNames };
 
   const sign = partial.sign ?? d.sign;
   if (typeof sign !== 'function') bad('sign must be a function');

@@ -2,7 +2,8 @@
 // listens, and the dialect and options that make it play a service that chose differently.
 import { isDecimal } from '../contract/decimal.js';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
-import { SANDBOX_SIGNERS, STATUS_KEYS, resolveDialect, type Dialect, type StatusCodes, type StatusKey } from './dialect.js';
+import { rsaSha256Verifier } from './signature.js';
+import { SANDBOX_SIGNERS, STATUS_KEYS, resolveDialect, type DialectOptions, type StatusCodes, type StatusKey } from './dialect.js';
 import { FIELDS } from './list-query.js';
 import { OPS, type Faults, type Op, type SandboxOptions } from './types.js';
 
@@ -43,11 +44,13 @@ function signedMs(env: Env, name: string): number | undefined {
   return Number(v);
 }
 
+/** `true`/`1` or `false`/`0`, as the BFF's own switches. */
 function flag(env: Env, name: string): boolean | undefined {
   const v = text(env, name);
   if (v === undefined) return undefined;
-  if (v !== 'true' && v !== 'false') throw new SandboxConfigError(`${name} must be true or false, got "${v}"`);
-  return v === 'true';
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new SandboxConfigError(`${name} must be true or false (or 1, 0), got "${v}"`);
 }
 
 /** `requery=10,create=5`: the `rateLimit` fault, requests per second per operation. */
@@ -105,19 +108,31 @@ function route(env: Env, name: string, withField: boolean): string[] | undefined
   return parts;
 }
 
-function dialect(env: Env): Partial<Dialect> {
-  const d: Partial<Dialect> = {};
+/** SANDBOX_PUBLIC_KEY: the merchant's SPKI PEM public key (line breaks may be written \\n), for the asymmetric schemes. */
+function publicKey(env: Env, scheme: string): string {
+  const pem = text(env, 'SANDBOX_PUBLIC_KEY')?.replaceAll('\\n', '\n');
+  if (!pem?.includes('-----BEGIN PUBLIC KEY-----')) {
+    throw new SandboxConfigError(`SANDBOX_SIGN=${scheme} needs SANDBOX_PUBLIC_KEY: the merchant's public key as SPKI PEM (-----BEGIN PUBLIC KEY-----)`);
+  }
+  return pem;
+}
+
+function dialect(env: Env): DialectOptions {
+  const d: DialectOptions = {};
   const okCode = text(env, 'SANDBOX_OK_CODE');
   if (okCode !== undefined) {
     if (!/^-?\d{1,15}$/.test(okCode)) throw new SandboxConfigError(`SANDBOX_OK_CODE must be a whole number, got "${okCode}"`);
     d.okCode = Number(okCode);
   }
   const codes = statuses(env);
-  if (codes) d.statuses = codes as StatusCodes; // resolveDialect fills the rest from the defaults
+  if (codes) d.statuses = codes; // resolveDialect fills the rest from the defaults
   const sign = text(env, 'SANDBOX_SIGN');
-  if (sign !== undefined) {
+  // snap is a mode of its own (options.snap): its token route and its checks replace the dialect's sign.
+  if (sign === 'rsa-sha256') d.sign = rsaSha256Verifier(publicKey(env, sign));
+  else if (sign !== undefined && sign !== 'snap') {
     const signer = Object.hasOwn(SANDBOX_SIGNERS, sign) ? SANDBOX_SIGNERS[sign] : undefined;
-    if (!signer) throw new SandboxConfigError(`SANDBOX_SIGN must be one of ${Object.keys(SANDBOX_SIGNERS).join(', ')}, got "${sign}"`);
+    const names = [...Object.keys(SANDBOX_SIGNERS), 'rsa-sha256', 'snap'].join(', ');
+    if (!signer) throw new SandboxConfigError(`SANDBOX_SIGN must be one of ${names}, got "${sign}"`);
     d.sign = signer;
   }
   const cancel = route(env, 'SANDBOX_CANCEL', false);
@@ -154,6 +169,8 @@ function initialFaults(env: Env): Partial<Faults> {
   if (payOnCreate !== undefined) faults.payOnCreate = payOnCreate;
   const afterCallback = flag(env, 'SANDBOX_CREATE_ANSWER_AFTER_CALLBACK');
   if (afterCallback !== undefined) faults.createAnswerAfterCallback = afterCallback;
+  const processingStep = flag(env, 'SANDBOX_PROCESSING_STEP');
+  if (processingStep !== undefined) faults.processingStep = processingStep;
   const compress = text(env, 'SANDBOX_COMPRESS');
   if (compress !== undefined) {
     if (compress !== 'gzip' && compress !== 'deflate' && compress !== 'br') {
@@ -181,6 +198,7 @@ export function sandboxSettingsFromEnv(env: Env): SandboxSettings {
   }
 
   const options: SandboxOptions = { publicUrl, dialect: dialect(env) };
+  if (text(env, 'SANDBOX_SIGN') === 'snap') options.snap = { publicKeyPem: publicKey(env, 'snap') };
   const key = text(env, 'SANDBOX_KEY');
   const secret = text(env, 'SANDBOX_SECRET');
   if (key !== undefined) options.key = key;

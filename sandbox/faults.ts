@@ -1,7 +1,7 @@
 // Injected faults: what they are, how they merge, and the dice.
 import { z } from 'zod';
 import { MAX_CLOCK_OFFSET_MS } from './clock.js';
-import { STATUS_KEYS, type Dialect } from './dialect.js';
+import { STATUS_KEYS, isFinalStatus, type Dialect } from './dialect.js';
 import { Code, SandboxError } from './envelope.js';
 import { FIELDS } from './list-query.js';
 import type { Faults, Lie, Op, StatusRecordWire } from './types.js';
@@ -35,6 +35,7 @@ export function noFaults(): Faults {
     listRefusedFilters: [],
     recordDateTimeOffsetMs: 0,
     compress: null,
+    processingStep: false,
   };
 }
 
@@ -107,6 +108,7 @@ const faultsPatch = z.strictObject({
   recordDateTimeOffsetMs: z.number().int().min(-MAX_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS).optional(),
   // null goes back to the default (a merge cannot delete a member).
   compress: z.enum(['gzip', 'deflate', 'br']).nullable().optional(),
+  processingStep: z.boolean().optional(),
 });
 
 /** Validates a patch from outside (PUT /_control/faults, options); throws 1003 when malformed. */
@@ -180,7 +182,7 @@ export function lieInRecord(
   if (lie.status !== undefined) {
     out.status = dialect.statuses[lie.status];
     out.statusName = dialect.statusNames[lie.status];
-    out.isFinal = lie.status !== 'pending';
+    out.isFinal = isFinalStatus(lie.status);
   }
   return out;
 }

@@ -16,7 +16,7 @@ interface PageText {
   notice: string;
   notFound: string;
   notFoundText: string;
-  /** Names of the final states (English shows the service's own statusName instead). */
+  /** Names of the states shown on the page: final and processing (English shows the service's own statusName instead). */
   states: Record<StatusKey, string>;
 }
 
@@ -26,42 +26,42 @@ const TEXT: Record<Language, PageText> = {
     decline: 'Decline', back: 'Return to the merchant',
     notice: 'Sandbox of the bill payment service: no real money moves.',
     notFound: 'Bill not found', notFoundText: 'This bill does not exist. Check the link.',
-    states: { pending: 'Pending payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired' },
+    states: { pending: 'Pending payment', paid: 'Paid', failed: 'Failed', cancelled: 'Cancelled', expired: 'Expired', processing: 'Processing payment' },
   },
   id: {
     payBill: 'Bayar tagihan', gold: 'Jumlah konversi emas', bill: 'Tagihan', timeLeft: 'Sisa waktu', pay: 'Bayar',
     decline: 'Tolak', back: 'Kembali ke penjual',
     notice: 'Sandbox layanan pembayaran tagihan: tidak ada uang sungguhan yang berpindah.',
     notFound: 'Tagihan tidak ditemukan', notFoundText: 'Tagihan ini tidak ada. Periksa tautannya.',
-    states: { pending: 'Menunggu pembayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Kedaluwarsa' },
+    states: { pending: 'Menunggu pembayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Kedaluwarsa', processing: 'Pembayaran sedang diproses' },
   },
   ms: {
     payBill: 'Bayar bil', gold: 'Amaun penukaran emas', bill: 'Bil', timeLeft: 'Baki masa', pay: 'Bayar',
     decline: 'Tolak', back: 'Kembali kepada peniaga',
     notice: 'Sandbox perkhidmatan pembayaran bil: tiada wang sebenar yang berpindah.',
     notFound: 'Bil tidak dijumpai', notFoundText: 'Bil ini tidak wujud. Sila semak pautan.',
-    states: { pending: 'Menunggu bayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Tamat tempoh' },
+    states: { pending: 'Menunggu bayaran', paid: 'Dibayar', failed: 'Gagal', cancelled: 'Dibatalkan', expired: 'Tamat tempoh', processing: 'Bayaran sedang diproses' },
   },
   th: {
     payBill: 'ชำระบิล', gold: 'จำนวนที่แปลงเป็นทองคำ', bill: 'บิล', timeLeft: 'เวลาที่เหลือ', pay: 'ชำระ',
     decline: 'ปฏิเสธ', back: 'กลับไปยังร้านค้า',
     notice: 'แซนด์บ็อกซ์ของบริการชำระบิล: ไม่มีการโอนเงินจริง',
     notFound: 'ไม่พบบิล', notFoundText: 'ไม่มีบิลนี้ โปรดตรวจสอบลิงก์',
-    states: { pending: 'รอชำระเงิน', paid: 'ชำระแล้ว', failed: 'ไม่สำเร็จ', cancelled: 'ยกเลิกแล้ว', expired: 'หมดอายุ' },
+    states: { pending: 'รอชำระเงิน', paid: 'ชำระแล้ว', failed: 'ไม่สำเร็จ', cancelled: 'ยกเลิกแล้ว', expired: 'หมดอายุ', processing: 'กำลังดำเนินการชำระเงิน' },
   },
   vi: {
     payBill: 'Thanh toán hóa đơn', gold: 'Lượng vàng quy đổi', bill: 'Hóa đơn', timeLeft: 'Thời gian còn lại', pay: 'Thanh toán',
     decline: 'Từ chối', back: 'Quay lại cửa hàng',
     notice: 'Môi trường thử nghiệm của dịch vụ thanh toán hóa đơn: không có tiền thật được chuyển.',
     notFound: 'Không tìm thấy hóa đơn', notFoundText: 'Hóa đơn này không tồn tại. Vui lòng kiểm tra lại liên kết.',
-    states: { pending: 'Chờ thanh toán', paid: 'Đã thanh toán', failed: 'Thất bại', cancelled: 'Đã hủy', expired: 'Đã hết hạn' },
+    states: { pending: 'Chờ thanh toán', paid: 'Đã thanh toán', failed: 'Thất bại', cancelled: 'Đã hủy', expired: 'Đã hết hạn', processing: 'Đang xử lý thanh toán' },
   },
   'zh-CN': {
     payBill: '支付账单', gold: '黄金折算数量', bill: '账单', timeLeft: '剩余时间', pay: '支付',
     decline: '拒绝', back: '返回商家',
     notice: '账单支付服务的沙盒环境：不会产生真实的资金往来。',
     notFound: '未找到账单', notFoundText: '此账单不存在，请检查链接。',
-    states: { pending: '待支付', paid: '已支付', failed: '支付失败', cancelled: '已取消', expired: '已过期' },
+    states: { pending: '待支付', paid: '已支付', failed: '支付失败', cancelled: '已取消', expired: '已过期', processing: '付款处理中' },
   },
 };
 
@@ -90,7 +90,7 @@ function timeLeft(ms: number): string {
 
 export interface PayPageModel {
   record: StatusRecordWire;
-  /** Styles the final state whatever code the dialect gives it. */
+  /** Styles the final (or processing) state whatever code the dialect gives it. */
   state: StatusKey;
   requireGCAmount: string;
   /** Milliseconds until expiredOn by the sandbox's clock. */
@@ -122,7 +122,7 @@ font-weight:600;cursor:pointer;text-align:center;text-decoration:none;padding:.7
 .pay{background:#15803d;color:#fff}.decline{background:#e5e7eb;color:#111827}
 button:disabled{opacity:.5;cursor:not-allowed}
 .state{font-size:1.25rem;font-weight:700;margin:1rem 0 0}
-.state-paid{color:#15803d}.state-failed,.state-expired{color:#b91c1c}.state-cancelled{color:#6b7280}
+.state-paid{color:#15803d}.state-processing{color:#b45309}.state-failed,.state-expired{color:#b91c1c}.state-cancelled{color:#6b7280}
 .sandbox{margin:1rem 0 0;font-size:.8rem;color:#6b7280;text-align:center}
 @media (min-width:48rem){main{padding:2rem}.actions{flex-direction:row-reverse}}
 `;
@@ -161,18 +161,20 @@ export function renderPayPage(m: PayPageModel): string {
   const r = m.record;
   const t = TEXT[m.lang];
   const amount = `${localMoney(r.billAmount, m.lang)} ${r.currency}`;
+  // Processing: paid, being confirmed; nothing to pay, and no expiry to count down to.
+  const payable = !r.isFinal && m.state !== 'processing';
   const details = `<h1>${escapeHtml(t.payBill)} <span data-field="merchantReference">${escapeHtml(r.merchantReference)}</span></h1>
 <p class="amount" data-field="amount">${escapeHtml(amount)}</p>
 <dl>
 <dt>${escapeHtml(t.gold)}</dt><dd data-field="requireGCAmount">${escapeHtml(m.requireGCAmount)} GC</dd>
 <dt>${escapeHtml(t.bill)}</dt><dd data-field="billId">${escapeHtml(r.billId)}</dd>
-${r.isFinal ? '' : `<dt>${escapeHtml(t.timeLeft)}</dt><dd><span id="time-left" role="timer" data-ms-left="${Math.max(0, m.msLeft)}" data-expired="${escapeHtml(t.states.expired)}">${timeLeft(m.msLeft)}</span></dd>`}
+${payable ? `<dt>${escapeHtml(t.timeLeft)}</dt><dd><span id="time-left" role="timer" data-ms-left="${Math.max(0, m.msLeft)}" data-expired="${escapeHtml(t.states.expired)}">${timeLeft(m.msLeft)}</span></dd>` : ''}
 </dl>`;
   const path = escapeHtml(m.pagePath);
   const query = escapeHtml(m.langQuery ?? '');
   // English keeps the service's own name of the state; the other languages name it themselves.
   const state = m.lang === 'en' ? r.statusName : t.states[m.state];
-  const actions = r.isFinal
+  const actions = !payable
     ? `<p class="state state-${m.state}" data-field="status" role="status">${escapeHtml(state)}</p>
 <div class="actions"><a class="button decline" href="${escapeHtml(m.returnUrl)}">${escapeHtml(t.back)}</a></div>`
     : `<div class="actions">

@@ -15,14 +15,16 @@ import { mergeFaults, noFaults, parseFaults, shiftDateTime } from './faults.js';
 import { payRoutes } from './pay-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { serviceRoutes } from './service-routes.js';
+import { snapAuth } from './snap.js';
 import { TimerSet } from './timers.js';
 import { OPS, type Faults, type Op, type Sandbox, type SandboxOptions, type SandboxStats } from './types.js';
 
 export {
-  DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type SandboxSigner, type SignInput, type StatusCodes,
-  type StatusKey,
+  DEFAULT_DIALECT, SANDBOX_SIGNERS, resolveDialect, type Dialect, type DialectOptions, type SandboxSigner, type SignInput,
+  type StatusCodes, type StatusKey,
 } from './dialect.js';
 export { rsaSha256Verifier } from './signature.js';
+export { SNAP_TOKEN_PATH, type SnapMode } from './snap.js';
 /** The header @hono/node-server reads as "answered already" (the connection-reset fault's Response). */
 const ALREADY_SENT = 'x-hono-already-sent';
 
@@ -40,7 +42,7 @@ function perOp(): Record<Op, number> {
 }
 
 function emptyStats(): SandboxStats {
-  return { calls: perOp(), throttled: perOp(), requeryByBill: {}, callbacks: [] };
+  return { calls: perOp(), throttled: perOp(), requeryByBill: {}, callbacks: [], tokensGranted: 0 };
 }
 
 /** The option's offset; a TypeError, as for the other malformed options. */
@@ -59,7 +61,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const random = options.random ?? Math.random;
   const gcRate = options.gcRate ?? '0.0125';
   if (!isDecimal(gcRate)) throw new TypeError(`gcRate must be decimal text, got "${gcRate}"`);
-  const dialect = resolveDialect(options.dialect);
+  const snap = options.snap ? snapAuth(options.snap) : null;
+  const dialect = resolveDialect(snap ? { ...options.dialect, sign: snap.verify, signHeader: 'X-SIGNATURE' } : options.dialect);
   const initialFaults = options.faults ? parseFaults(options.faults) : {};
   let faults: Faults = mergeFaults(noFaults(), initialFaults);
   let stats = emptyStats();
@@ -85,6 +88,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     currency: options.currency ?? 'USD',
     gcRate,
     statusNames: dialect.statusNames,
+    processingStep: () => faults.processingStep,
     onFinal: (bill) => callbacks.send(bill.callbackUrl, shiftDateTime(statusRecord(bill, dialect), faults.recordDateTimeOffsetMs)),
   });
 
@@ -117,6 +121,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     limiter,
     timers: responseTimers,
     callbacks,
+    createIds: snap ? { header: 'x-external-id', billIds: new Map() } : null,
   };
 
   const sweepMs = options.sweepIntervalMs ?? 1000;
@@ -126,6 +131,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const sandbox: Omit<Sandbox, 'app'> = {
     pay: (billId) => statusRecord(book.pay(billId), dialect),
+    confirm: (billId) => statusRecord(book.confirm(billId), dialect),
     decline: (billId) => statusRecord(book.decline(billId), dialect),
     expire: (billId) => statusRecord(book.expire(billId), dialect),
     sweep: () => book.sweep(),
@@ -149,6 +155,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       faults = noFaults();
       stats = emptyStats();
       limiter.clear();
+      snap?.clear();
+      core.createIds?.billIds.clear();
       clock.offsetMs = startOffsetMs;
     },
     forget: () => {
@@ -195,6 +203,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     headers.delete('content-length');
     c.res = new Response(compressed(plain, coding), { status: c.res.status, headers });
   });
+  if (snap) {
+    app.post(snap.tokenPath, async (c) => {
+      const answer = await snap.token(c, core);
+      if (answer.status === 200) stats.tokensGranted++;
+      return answer;
+    });
+  }
   app.route('/', serviceRoutes(core));
   app.route('/pay', payRoutes(core));
   // Controls pay any bill without its page: only where the sandbox is a development tool.

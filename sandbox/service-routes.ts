@@ -92,8 +92,12 @@ export function serviceRoutes(core: Core): Hono {
   app.post(CREATE_PATH, (c) =>
     operation(core, 'create', c, async (body, f) => {
       requireJsonType(c.req.raw);
-      const bill = core.book.create(parseCreateBody(body));
-      if (f.payOnCreate) core.book.pay(bill.billId);
+      // A create sent again under a request id already seen is answered with the bill it made.
+      const id = core.createIds ? c.req.header(core.createIds.header) : undefined;
+      const madeId = id === undefined ? undefined : core.createIds?.billIds.get(id);
+      const bill = madeId === undefined ? core.book.create(parseCreateBody(body)) : core.book.get(madeId);
+      if (id !== undefined && madeId === undefined) core.createIds?.billIds.set(id, bill.billId);
+      if (f.payOnCreate && madeId === undefined) core.book.pay(bill.billId);
       const url = new URL(c.req.url);
       const base = core.publicUrl ?? url.origin + url.pathname.slice(0, -CREATE_PATH.length);
       // The bill is in the book with its true values whatever the answer says.

@@ -1,6 +1,7 @@
 // The sandbox's public types (see sandbox.ts for createSandbox).
 import type { Hono } from 'hono';
-import type { Dialect, StatusKey } from './dialect.js';
+import type { DialectOptions, StatusKey } from './dialect.js';
+import type { SnapMode } from './snap.js';
 
 export type Op = 'create' | 'list' | 'requery' | 'cancel' | 'bind';
 export const OPS: readonly Op[] = ['create', 'list', 'requery', 'cancel', 'bind'];
@@ -89,6 +90,11 @@ export interface Faults {
   recordDateTimeOffsetMs: number;
   /** Every answer of the service's operations sent with this Content-Encoding, whatever Accept-Encoding says; null: as it is. */
   compress: 'gzip' | 'deflate' | 'br' | null;
+  /**
+   * A payment (pay page, `pay`, payOnCreate) moves a pending bill to `processing`, not final and
+   * not called back, until `confirm` pays it or `decline` fails it.
+   */
+  processingStep: boolean;
 }
 
 /** Section 2.3 as the sandbox writes it: billAmount quoted, references '' when unset. */
@@ -121,6 +127,8 @@ export interface SandboxStats {
   throttled: Record<Op, number>;
   requeryByBill: Record<string, number>;
   callbacks: CallbackAttempt[];
+  /** Access tokens handed out (the `snap` mode). */
+  tokensGranted: number;
 }
 
 export interface SandboxClockState {
@@ -155,7 +163,13 @@ export interface SandboxOptions {
    * Plays a service that chose differently: success code, status codes, signer, cancel and bind
    * routes (dialect.ts). Unset parts keep the sandbox's defaults; an inconsistent one throws TypeError.
    */
-  dialect?: Partial<Dialect>;
+  dialect?: DialectOptions;
+  /**
+   * Plays a SNAP-style service (snap.ts): access tokens for an RSA signature at `tokenPath`, each call
+   * checked by its bearer token and HMAC-SHA512 (X-SIGNATURE, in place of the dialect's sign), creates
+   * deduplicated by X-EXTERNAL-ID.
+   */
+  snap?: SnapMode;
   /** Used for callbacks. */
   fetch?: typeof fetch;
   /** Serve `/_control` (pay, decline, expire any bill; faults; stats). Default true; never in production. */
@@ -170,13 +184,17 @@ export interface LedgerEntry {
   amount: string;
   createdAt: number;
   expiredOn: number;
-  /** Each state, oldest first, with the sandbox time it began: pending, then its final state if any. */
+  /** Each state, oldest first, with the sandbox time it began: pending, processing if it was, then its final state if any. */
   history: { status: StatusKey; at: number }[];
 }
 
 export interface Sandbox {
   app: Hono;
+  /** Pays a pending bill (processing instead, with the `processingStep` fault); throws 1005 when not pending. */
   pay(billId: string): StatusRecordWire;
+  /** Pays a processing bill, its callback sent; throws 1005 when not processing. */
+  confirm(billId: string): StatusRecordWire;
+  /** Fails a pending or processing bill. */
   decline(billId: string): StatusRecordWire;
   /** Sets expiredOn to now and expires the bill. */
   expire(billId: string): StatusRecordWire;

@@ -38,6 +38,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { returnRoutes } from './http/routes/return.js';
+import { startedMarks } from './http/started-here.js';
 import type { Services } from './http/services.js';
 import { webSse } from './http/sse/sse-transport.js';
 import type { SseTransport } from './http/sse/sse-transport.js';
@@ -174,7 +175,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
           refresher.forget(billId);
           return store.getByBillId(billId);
         }));
-        return bills.flatMap((bill): VersionedView[] => (bill ? [{ view: toBillView(bill), version: bill.statusVersion }] : []));
+        return bills.flatMap((bill): VersionedView[] => (bill ? [{ view: toBillView(bill, config.statuses.processing), version: bill.statusVersion }] : []));
       },
     })
     : createHub();
@@ -212,6 +213,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     unknownAfterMs: 2 * config.upstream.timeoutMs,
     expiryGraceMs: config.expiryGraceMs,
     lifetimeFallbackMs: config.maxLifetimeMs,
+    resendUnknown: config.upstream.idempotentCreate ?? false,
   });
   const reconciler = createReconciler({
     store, refresher, now, log, upstream, serviceId,
@@ -244,6 +246,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
     sseRetryMs: options.sseRetryMs ?? 3_000,
     sse: options.sse ?? webSse,
+    started: startedMarks(config, now),
   };
 
   // Every route is registered here first, then copied onto the app with its errors turned into

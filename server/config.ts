@@ -11,6 +11,11 @@ export interface StatusCodes {
   paid: number[];
   cancelled: number[];
   expired: number[];
+  /**
+   * In-between statuses (BILL_PROCESSING_STATUSES, default none): not final, the customer has paid
+   * and the service is confirming. The outcome stays pending; such a bill is never withdrawn at expiry.
+   */
+  processing: number[];
 }
 
 export interface WebhookConfig {
@@ -182,6 +187,34 @@ function codes(env: Env, name: string, fallback: number[]): number[] {
   return list.map(Number);
 }
 
+/** The status lists; a code in-between (processing) and in another list too is refused. */
+function statusCodes(env: Env): StatusCodes {
+  const others = {
+    pending: codes(env, 'BILL_PENDING_STATUSES', [1]),
+    paid: codes(env, 'BILL_PAID_STATUSES', [2]),
+    cancelled: codes(env, 'BILL_CANCELLED_STATUSES', [4]),
+    expired: codes(env, 'BILL_EXPIRED_STATUSES', [5]),
+  };
+  const processing = codes(env, 'BILL_PROCESSING_STATUSES', []);
+  for (const [kind, list] of Object.entries(others)) {
+    const both = processing.find((code) => list.includes(code));
+    if (both !== undefined) {
+      throw new ConfigError(`BILL_PROCESSING_STATUSES and BILL_${kind.toUpperCase()}_STATUSES both hold ${both}: ` +
+        `a status is either in-between (paid, being confirmed) or ${kind}; remove it from one of them`);
+    }
+  }
+  return { ...others, processing };
+}
+
+/** `true`/`1` or `false`/`0`; the fallback when unset. */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const v = text(env, name)?.toLowerCase();
+  if (v === undefined) return fallback;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${v}"`);
+}
+
 function url(env: Env, name: string, fallback?: string): string | undefined {
   const v = text(env, name) ?? fallback;
   if (v === undefined) return undefined;
@@ -192,6 +225,14 @@ function url(env: Env, name: string, fallback?: string): string | undefined {
     throw new ConfigError(`${name} must be an http(s) URL, got "${withoutUserinfo(v)}"`);
   }
   return v.replace(/\/+$/, '');
+}
+
+/** BILL_SIGNER_TOKEN_PATH: a path under the base URL, or null for the scheme's own. */
+function tokenPath(env: Env): string | null {
+  const v = text(env, 'BILL_SIGNER_TOKEN_PATH');
+  if (v === undefined) return null;
+  if (!/^\/[A-Za-z0-9._~/-]*$/.test(v)) throw new ConfigError(`BILL_SIGNER_TOKEN_PATH must be a path under BILL_API_BASE_URL such as /v1.0/access-token/b2b, got "${v}"`);
+  return v;
 }
 
 const DECIMAL_TEXT = /^\d+(\.\d+)?$/;
@@ -300,13 +341,12 @@ export function loadConfig(env: Env): Config {
       // A PEM in one environment line may spell its line breaks as \n.
       privateKeyPem: text(env, 'BILL_SIGNER_PRIVATE_KEY')?.replaceAll('\\n', '\n') ?? null,
       privateKeyFile: text(env, 'BILL_SIGNER_PRIVATE_KEY_FILE') ?? null,
+      partnerId: text(env, 'BILL_SIGNER_PARTNER_ID') ?? null,
+      channelId: text(env, 'BILL_SIGNER_CHANNEL_ID') ?? null,
+      tokenPath: tokenPath(env),
+      idempotentCreate: flag(env, 'BILL_API_IDEMPOTENT_CREATE', false),
     },
-    statuses: {
-      pending: codes(env, 'BILL_PENDING_STATUSES', [1]),
-      paid: codes(env, 'BILL_PAID_STATUSES', [2]),
-      cancelled: codes(env, 'BILL_CANCELLED_STATUSES', [4]),
-      expired: codes(env, 'BILL_EXPIRED_STATUSES', [5]),
-    },
+    statuses: statusCodes(env),
     notFoundCodes: codes(env, 'BILL_NOT_FOUND_CODES', [1004]),
     maxLifetimeMs: int(env, 'BILL_MAX_LIFETIME_MS', 86_400_000, 60_000),
     pageBase,

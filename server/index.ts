@@ -38,13 +38,17 @@ export type { Store, StoredBill } from './store/types.js';
 export { createBillApi } from './upstream/client.js';
 export type { BillApiOptions } from './upstream/client.js';
 export { builtInSigner, loadSigner } from './upstream/signers.js';
+export { cachedAccessToken } from './upstream/access-token.js';
+export type { AccessTokens, FetchedToken } from './upstream/access-token.js';
 export type { HmacSha256 } from './upstream/signers.js';
 export {
   BillApiAbortError, BillApiAuthError, BillApiConfigError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,
   BillApiResponseError, BillApiSignerError, BillApiThrottledError, BillApiTimeoutError,
 } from './upstream/errors.js';
 export type { BillOperation } from './upstream/errors.js';
-export type { BillApi, HttpClient, HttpRequest, HttpResponse, SignBase, SignInput, SignResult, Signer } from './upstream/types.js';
+export type {
+  BillApi, HttpClient, HttpRequest, HttpResponse, SignBase, SignInput, SignResult, Signer, SignerAnswer, SignerRequest,
+} from './upstream/types.js';
 
 // The checkout in the page's first HTML, and QR images.
 export { checkoutStyleHash, renderCheckout } from './http/render/checkout.js';

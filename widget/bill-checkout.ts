@@ -60,7 +60,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart expiry - In the server's markup (`renderCheckout`): the bill's expiry, shown without JavaScript and on a printed page.
  * @csspart status-link - In the server's markup: the link that checks the status without JavaScript.
  * @csspart error - Why the bill URL is not shown.
- * @csspart icon - The icon of a final or error state.
+ * @csspart icon - The icon of a final or error state, and the clock of checking and confirming a payment.
  * @csspart heading - The heading of a final state.
  * @csspart start-again-button - Creates a new bill after a failed, cancelled or expired one.
  * @csspart retry-button - Tries to create the bill again after a refusal.
@@ -75,7 +75,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @cssprop --bill-checkout-accent-color - Text of the primary action.
  * @cssprop --bill-checkout-success - Icon color when paid.
  * @cssprop --bill-checkout-danger - Icon color of failures and errors.
- * @cssprop --bill-checkout-warning - Icon color of cancelled, expired and checking.
+ * @cssprop --bill-checkout-warning - Icon color of cancelled, expired, checking and confirming.
  * @cssprop --bill-checkout-radius - Corner radius of the card.
  * @cssprop --bill-checkout-font - Font family (by default the page's, inherited).
  * @cssprop --bill-checkout-qr-size - Largest width of the QR code (it is always dark on white).
@@ -205,9 +205,10 @@ export class BillCheckout extends LitElement {
     super.scheduleUpdate();
   }
 
-  /** The bill URL whose QR code is to be shown, when it is not encoded yet. */
+  /** The bill URL whose QR code is to be shown, when it is not encoded yet (none while paid and confirming). */
   #qrToEncode(): string | false | null | undefined {
-    const url = this._bill && this._showing === 'qr' && this._url(this._bill);
+    const bill = this._bill;
+    const url = bill && !bill.processing && this._showing === 'qr' && this._url(bill);
     return url !== this.#qrCache?._url && url;
   }
 
@@ -299,7 +300,9 @@ export class BillCheckout extends LitElement {
     // Creates and reads carry it, the stream's views not: kept while the bill is the same.
     this._display = view.display ?? (previous?.billId === view.billId ? this._display : undefined);
     this._reconnecting = false;
-    this.#countdown.set(view.isFinal ? undefined : view.expiredOn);
+    // Stopped while the service confirms a payment (it may end after the expiry), and resumed if
+    // the bill goes back to pending.
+    this.#countdown.set(view.isFinal || view.processing ? undefined : view.expiredOn);
     if (!view.isFinal && this.#unsafeFor !== view.billUrl && !this._url(view)) {
       this.#unsafeFor = view.billUrl;
       this.#emitError(new BffError('unsafe_url', 'Unsafe bill URL'));
@@ -311,7 +314,7 @@ export class BillCheckout extends LitElement {
       this.#emit(new BillStatusEvent(view));
       this._announcement = view.isFinal
         ? s[finalOutcome(view)]
-        : this.#countdown._remaining > 0 ? s.waiting : s.checking;
+        : view.processing ? s.confirming : this.#countdown._remaining > 0 ? s.waiting : s.checking;
     }
     if (view.isFinal && this.#finalFor !== view.billId) {
       this.#finalFor = view.billId;

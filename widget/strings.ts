@@ -22,6 +22,8 @@ export const en = {
   showButton: 'Pay on this device',
   waiting: 'Waiting for payment…',
   checking: 'Checking your payment…',
+  /** A processing status: the customer has paid and the service is confirming it. */
+  confirming: 'Confirming your payment… No need to pay again.',
   cancel: 'Cancel',
   cancelAsk: 'Cancel this payment?',
   yes: 'Yes',

@@ -10,7 +10,8 @@ import { shortErrors } from './short-errors.mjs';
 
 const require = createRequire(import.meta.url);
 
-const qrCore = dirname(require.resolve('qrcode/lib/core/qrcode.js'));
+const qrEntry = require.resolve('qrcode/lib/core/qrcode.js');
+const qrCore = dirname(qrEntry);
 const core = (name) => require(`qrcode/lib/core/${name}.js`);
 const [ecc, { M }, version, utils, { BYTE }, formatInfo] = ['error-correction-code', 'error-correction-level', 'version', 'utils', 'mode', 'format-info'].map(core);
 const versions = Array.from({ length: 40 }, (_, i) => i + 1);
@@ -131,12 +132,25 @@ export async function prefixQrInternals(source) {
   });
 }
 
-/** An esbuild plugin that prefixes qrcode's internal names with `_` (qrInternalNames), so that mangleProps shortens them. */
+/**
+ * qrcode's core entry (lib/core/qrcode.js) as an ES module: its one export, `create`, exported by
+ * name. Imported from CommonJS, esbuild would wrap it in its interop helpers (__toESM, __copyProps:
+ * about 200 B gzip of the drop-in) to read one function; its `require()`s of the other modules stay.
+ */
+export function qrEntryAsEsm(source) {
+  const exported = /^exports\.create = function create \(/m;
+  if (!exported.test(source)) throw new Error('qrcode-internals: lib/core/qrcode.js no longer has `exports.create = function create (`: update qrEntryAsEsm');
+  return source.replace(exported, 'export function create (');
+}
+
+/** An esbuild plugin that prefixes qrcode's internal names with `_` (qrInternalNames), so that mangleProps shortens them, and loads its core entry as an ES module (qrEntryAsEsm). */
 export const qrInternals = {
   name: 'qrcode-internals',
   setup(build) {
-    build.onLoad({ filter: /[\\/]qrcode[\\/]lib[\\/]core[\\/][\w-]+\.js$/ }, async (args) =>
-      ({ contents: shortErrors(await prefixQrInternals(await readFile(args.path, 'utf8')), 'qrcode'), loader: 'js' }));
+    build.onLoad({ filter: /[\\/]qrcode[\\/]lib[\\/]core[\\/][\w-]+\.js$/ }, async (args) => {
+      const source = shortErrors(await prefixQrInternals(await readFile(args.path, 'utf8')), 'qrcode');
+      return { contents: args.path === qrEntry ? qrEntryAsEsm(source) : source, loader: 'js' };
+    });
   },
 };
 

@@ -1,8 +1,12 @@
 import type { BillView } from '../../contract/bill-view.js';
 import type { StoredBill } from '../store/types.js';
+import { isProcessing } from './status/outcome.js';
 
-/** What a browser may see of a stored bill: no tokens, nothing of ours beyond the contract. */
-export function toBillView(bill: StoredBill): BillView {
+/**
+ * What a browser may see of a stored bill: no tokens, nothing of ours beyond the contract.
+ * `processing`: the in-between status codes (Config.statuses.processing).
+ */
+export function toBillView(bill: StoredBill, processing: readonly number[]): BillView {
   return {
     billId: bill.billId ?? '',
     merchantReference: bill.merchantReference,
@@ -15,6 +19,7 @@ export function toBillView(bill: StoredBill): BillView {
     statusName: bill.statusName,
     isFinal: bill.isFinal,
     outcome: bill.outcome,
+    processing: isProcessing(bill, processing),
     dateTime: bill.dateTime,
   };
 }
@@ -33,7 +38,8 @@ export interface BillNotice extends BillView {
 
 export function toBillNotice(bill: StoredBill, livemode: boolean): BillNotice {
   return {
-    ...toBillView(bill),
+    // A notice is of a final bill: never in-between, whatever the codes.
+    ...toBillView(bill, []),
     orderId: bill.orderId,
     orderAmount: bill.orderAmount,
     livemode,

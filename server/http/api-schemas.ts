@@ -29,6 +29,8 @@ export const billView = z.object({
   statusName: z.string(),
   isFinal: z.boolean(),
   outcome,
+  processing: z.boolean().optional()
+    .describe("True while the status is one of BILL_PROCESSING_STATUSES (none by default): the customer has paid and the service is confirming. Never final: `outcome` stays pending, the bill is not withdrawn at its expiry, and the element shows it as being confirmed. Always sent by the BFF"),
   dateTime: z.number().nullable().describe('Time of the last status update, unix milliseconds (service clock); null until known'),
   display: amountDisplay.optional()
     .describe('The amounts as text in that language (money with its currency), on the answers to a create and a read whose request has an Accept-Language'),

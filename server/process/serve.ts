@@ -68,7 +68,7 @@ export interface RunningBillCheckout {
 
 function importSigner(spec: string): Promise<unknown> {
   const isPath = spec.startsWith('.') || isAbsolute(spec);
-  return import(isPath ? pathToFileURL(resolve(spec)).href : spec);
+  return import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ isPath ? pathToFileURL(resolve(spec)).href : spec);
 }
 
 /** A promise that resolves after `ms` without holding the process open. */
@@ -102,7 +102,8 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
   const runtime = await serverRuntime({ upstreamIdleMs: config.upstream.idleSocketMs });
   const { privateKeyFile } = config.upstream;
   const privateKeyPem = privateKeyFile ? await readKeyFile(privateKeyFile) : config.upstream.privateKeyPem;
-  const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac, { privateKeyPem });
+  const { partnerId, channelId, tokenPath } = config.upstream;
+  const signer = await loadSigner(config.upstream.signer, importSigner, runtime.hmac, { privateKeyPem, partnerId, channelId, tokenPath });
   const upstream = createBillApi(config.upstream, { signer, pageBase: config.pageBase, http: runtime.upstreamHttp });
   const store = await openStore(config.databaseUrl, { onError: (error) => log.warn('database connection error', { error }) });
   const sandbox: Sandbox | null = config.embeddedSandbox

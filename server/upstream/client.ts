@@ -7,6 +7,7 @@ import {
 import { createdAnswerSchema, expiredOnProblem, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
 import { createBudget, priorityNow, type Budget } from './budget.js';
 import { createServiceClock, type ClockContradiction, type ServiceClock } from './service-clock.js';
+import { hex } from './signing-keys.js';
 import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
   BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
@@ -50,6 +51,11 @@ function amountLiteral(amount: string): string {
   if (JSON_NUMBER.test(text)) return text;
   if (isDecimal(text)) return toDecimal(text);
   throw new TypeError(`createBill: amount must be decimal text such as "12.50", got ${JSON.stringify(amount)}`);
+}
+
+/** A create's request id (SignInput.requestId): 32 hex digits of SHA-256 of its merchantReference. */
+export async function referenceRequestId(merchantReference: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`create ${merchantReference}`)))).slice(0, 32);
 }
 
 function jsonEscaped(text: string): string {
@@ -159,7 +165,11 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
       let body = `{"amount":${amountLiteral(input.amount)}`;
       if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;
       body += `,"callbackUrl":${JSON.stringify(input.callbackUrl)},"redirectUrl":${JSON.stringify(input.redirectUrl)}}`;
-      const answer = await send({ operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false }, callOptions);
+      // The same reference, the same request id: a create sent again is the same call to a service that deduplicates.
+      const requestId = input.merchantReference === undefined ? undefined : await referenceRequestId(input.merchantReference);
+      const answer = await send({
+        operation: 'create', method: 'POST', path: '/v1/bill/create', body, retry: false, ...(requestId ? { requestId } : {}),
+      }, callOptions);
       // Any other member not as the spec says: the outcome is unknown (read). expiredOn is judged apart:
       // the bill it names exists at the service whatever its expiry, and is the caller's to withdraw.
       const created = read(createdAnswerSchema, answer, 'create');

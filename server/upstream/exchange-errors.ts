@@ -2,12 +2,16 @@
 // in time, the service out of reach, or the caller gave up. A create sent and not answered may have
 // made the bill all the same (outcomeUnknown).
 import {
-  BillApiAbortError, BillApiNetworkError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
+  BillApiAbortError, BillApiError, BillApiNetworkError, BillApiResponseError, BillApiSignerError, BillApiTimeoutError, type BillOperation,
 } from './errors.js';
 import { label, UNKNOWN_OUTCOME } from './service-text.js';
 
-/** The configured signer threw: nothing was sent. */
-export function signerFailed(op: BillOperation, signer: string, err: unknown, clean: (text: string) => string): BillApiSignerError {
+/**
+ * The configured signer threw: nothing was sent. An error of its own request (SignInput.send) is
+ * kept as it is, so that a token call that got no answer is retried like any such exchange.
+ */
+export function signerFailed(op: BillOperation, signer: string, err: unknown, clean: (text: string) => string): BillApiError {
+  if (err instanceof BillApiError && err.operation === op && !err.outcomeUnknown) return err;
   const why = err instanceof Error ? err.message : String(err);
   return new BillApiSignerError(`${label(op)}: BILL_SIGNER "${signer}" failed: ${clean(why)}`, { operation: op, retryable: false, cause: err });
 }

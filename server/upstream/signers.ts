@@ -1,6 +1,10 @@
-// The `Sign` header (BILL_SIGNER): built-in HMAC schemes on crypto.subtle, or a merchant's module.
+// How requests are signed (BILL_SIGNER): built-in schemes on crypto.subtle, or a merchant's module.
 import { BillApiConfigError } from './errors.js';
+import { base64, hex, rsaPrivateKey } from './signing-keys.js';
+import { snapSigner, type SnapSettings } from './snap-signer.js';
 import type { SignBase, Signer } from './types.js';
+
+export { rsaPrivateKey } from './signing-keys.js';
 
 /** What the built-in schemes sign: `METHOD\nPATH\nQUERY\nBODY`. */
 export function signatureBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>): string {
@@ -25,18 +29,6 @@ function hmacKey(secret: string): Promise<CryptoKey> {
 export const subtleHmacSha256: HmacSha256 = async (secret, data) =>
   new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(secret), encoder.encode(data)));
 
-function hex(bytes: Uint8Array): string {
-  let out = '';
-  for (const b of bytes) out += b.toString(16).padStart(2, '0');
-  return out;
-}
-
-function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
 const ENCODINGS: Record<string, (mac: Uint8Array) => string> = {
   'hmac-sha256': hex,
   'hmac-sha256-base64': base64,
@@ -50,9 +42,9 @@ export function timestampedBase(input: Pick<SignBase, 'method' | 'path' | 'query
 /** The header the timestamped scheme sends its time in (ISO 8601, UTC): a service refuses one too far from its clock. */
 export const TIMESTAMP_HEADER = 'X-Timestamp';
 
-/** What an asymmetric scheme needs beyond the secret. */
-export interface SignerKeys {
-  /** PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for rsa-sha256. */
+/** What the asymmetric and token schemes need beyond the key and secret. */
+export interface SignerKeys extends SnapSettings {
+  /** PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), for rsa-sha256 and snap. */
   privateKeyPem?: string | null;
 }
 
@@ -60,25 +52,6 @@ export interface SignerKeys {
 export async function digestBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>, timestamp: string): Promise<string> {
   const digest = hex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(input.body))));
   return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${timestamp}\n${digest}`;
-}
-
-/** A PKCS#8 PEM private key for RSASSA-PKCS1-v1_5 with SHA-256 (SHA256withRSA), on crypto.subtle. */
-export function rsaPrivateKey(pem: string | null | undefined): Promise<CryptoKey> {
-  const text = (pem ?? '').trim();
-  if (text === '') {
-    return Promise.reject(new BillApiConfigError('BILL_SIGNER rsa-sha256 needs a private key: set BILL_SIGNER_PRIVATE_KEY (PEM) or BILL_SIGNER_PRIVATE_KEY_FILE.'));
-  }
-  if (text.includes('BEGIN RSA PRIVATE KEY')) {
-    return Promise.reject(new BillApiConfigError(
-      'BILL_SIGNER_PRIVATE_KEY is a PKCS#1 key (BEGIN RSA PRIVATE KEY); give it as PKCS#8: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'));
-  }
-  const body = /-----BEGIN PRIVATE KEY-----([\s\S]*?)-----END PRIVATE KEY-----/.exec(text)?.[1];
-  if (!body) return Promise.reject(new BillApiConfigError('BILL_SIGNER_PRIVATE_KEY must be a PEM private key (-----BEGIN PRIVATE KEY-----).'));
-  const der = Uint8Array.from(atob(body.replace(/\s+/g, '')), (c) => c.charCodeAt(0));
-  return crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
-    .catch((error: unknown) => {
-      throw new BillApiConfigError(`BILL_SIGNER_PRIVATE_KEY could not be read as an RSA key (${error instanceof Error ? error.message : String(error)}).`);
-    });
 }
 
 const SCHEMES: Record<string, (mac: HmacSha256, keys: SignerKeys) => Signer> = {
@@ -99,11 +72,13 @@ const SCHEMES: Record<string, (mac: HmacSha256, keys: SignerKeys) => Signer> = {
       Sign: base64(new Uint8Array(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', await key, encoder.encode(await digestBase(input, input.timestamp))))),
     });
   },
+  // An access token by SHA256withRSA, then HMAC-SHA512 per call (snap-signer.ts).
+  snap: (_mac, keys) => snapSigner(keys),
 };
 
 export const BUILT_IN_SIGNER_NAMES: readonly string[] = Object.keys(SCHEMES);
 
-/** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle); `keys` serve rsa-sha256. */
+/** A built-in scheme by name; `mac` computes its HMAC (default: crypto.subtle); `keys` serve rsa-sha256 and snap. */
 export function builtInSigner(name: string, mac: HmacSha256 = subtleHmacSha256, keys: SignerKeys = {}): Signer | undefined {
   const scheme = Object.hasOwn(SCHEMES, name) ? SCHEMES[name] : undefined;
   return scheme?.(mac, keys);
@@ -139,7 +114,7 @@ export async function loadSigner(
   const name = spec.trim();
   const builtIn = builtInSigner(name, mac, keys);
   // A key that cannot serve is a configuration error at start, not a failure of every request.
-  if (name === 'rsa-sha256') await rsaPrivateKey(keys.privateKeyPem);
+  if (name === 'rsa-sha256' || name === 'snap') await rsaPrivateKey(keys.privateKeyPem);
   if (builtIn) return builtIn;
   if (!name || !looksLikeModule(name)) {
     throw new BillApiConfigError(`Unknown BILL_SIGNER "${name}". ${WHAT_IT_MUST_BE}`);

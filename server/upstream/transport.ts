@@ -2,13 +2,16 @@
 // answer means is classify-response.ts; what no answer means, exchange-errors.ts; when to try
 // again, retry-policy.ts.
 import type { UpstreamConfig } from './types.js';
-import { BillApiThrottledError, type BillApiError, type BillOperation } from './errors.js';
+import {
+  BillApiError, BillApiNetworkError, BillApiThrottledError, BillApiTimeoutError, type BillOperation,
+} from './errors.js';
 import { BudgetExhaustedError, type Budget, type Priority } from './budget.js';
 import { classifyContext, classifyResponse, retryAfterMs, type Answer as Classified, type Attempt } from './classify-response.js';
-import { abortError, signerFailed, signerValue, timedOut, undecodable, unreachable } from './exchange-errors.js';
+import { abortError, networkReason, signerFailed, signerValue, timedOut, undecodable, unreachable } from './exchange-errors.js';
+import { label } from './service-text.js';
 import { retryDelay } from './retry-policy.js';
 import type { ServiceClock } from './service-clock.js';
-import type { HttpClient, Signer } from './types.js';
+import type { HttpClient, Signer, SignerAnswer, SignerRequest } from './types.js';
 
 /** An ok answer, and what its caller needs to judge the service's time by this one exchange. */
 export interface Answer extends Classified {
@@ -92,6 +95,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
         method: spec.method.toUpperCase(), path: url.pathname, query: url.search.slice(1), body,
         key: config.key, secret: config.secret,
         operation: op, timestampMs, timestamp: new Date(timestampMs).toISOString(), nonce: randomHex(), requestId,
+        send: (request) => ownRequest(spec, request, callerSignal),
       });
     } catch (err) {
       return fail(signerFailed(op, config.signer, err, clean));
@@ -142,6 +146,48 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       if (callerSignal?.aborted) return fail(abortError(op, op === 'create', err));
       if (timedOutNow) return fail(timedOut(op, url, config.timeoutMs, err));
       return fail(unreachable(op, url, err));
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /**
+   * A signer's own request (an access token): in `spec`'s turn of the budget, under the timeout and
+   * the HTTP client, read whole, never retried. Its failures say that nothing of `spec` was sent.
+   */
+  async function ownRequest(spec: RequestSpec, request: SignerRequest, callerSignal: AbortSignal | undefined): Promise<SignerAnswer> {
+    const op = spec.operation;
+    const url = new URL(base + (request.path.startsWith('/') ? request.path : `/${request.path}`));
+    await turn(spec, callerSignal);
+    const controller = new AbortController();
+    let timedOutNow = false;
+    const timer = setTimeout(() => {
+      timedOutNow = true;
+      controller.abort();
+    }, config.timeoutMs);
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const method = request.method.toUpperCase();
+    try {
+      if (callerSignal?.aborted) throw abortError(op, false);
+      const sentAt = options.clock.local();
+      const res = await options.http(url.href, {
+        method,
+        headers: { Accept: 'application/json', ...(request.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...request.headers },
+        body: request.body, signal: controller.signal, redirect: 'manual',
+      });
+      options.clock.observe(res.headers.get('date'), sentAt, options.clock.local());
+      options.budget.answered(op, res.status, retryAfterMs(res.headers.get('retry-after')));
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    } catch (err) {
+      if (err instanceof BillApiError) throw err;
+      if (callerSignal?.aborted) throw abortError(op, false, err);
+      // Retryable as any exchange without an answer, and never an unknown outcome: nothing of `spec` left.
+      const why = timedOutNow ? `no full answer within ${config.timeoutMs} ms (BILL_API_TIMEOUT_MS)` : `no answer (${networkReason(err)})`;
+      const message = `${label(op)}: the signer's own request ${method} ${url.origin}${url.pathname} got ${why}; nothing of the ${op} was sent.`;
+      const facts = { operation: op, retryable: true, outcomeUnknown: false, cause: err };
+      throw timedOutNow ? new BillApiTimeoutError(message, { ...facts, timeoutMs: config.timeoutMs }) : new BillApiNetworkError(message, facts);
     } finally {
       clearTimeout(timer);
       callerSignal?.removeEventListener('abort', onCallerAbort);

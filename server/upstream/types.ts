@@ -49,6 +49,16 @@ export interface UpstreamConfig {
   privateKeyPem?: string | null;
   /** A file holding it (BILL_SIGNER_PRIVATE_KEY_FILE), read by the process entry, or null. */
   privateKeyFile?: string | null;
+  /** The snap scheme's X-PARTNER-ID (BILL_SIGNER_PARTNER_ID; default the key), CHANNEL-ID (BILL_SIGNER_CHANNEL_ID) and token path (BILL_SIGNER_TOKEN_PATH). */
+  partnerId?: string | null;
+  channelId?: string | null;
+  tokenPath?: string | null;
+  /**
+   * The service deduplicates a create by its request id (BILL_API_IDEMPOTENT_CREATE, SNAP's
+   * X-EXTERNAL-ID): a create whose outcome is unknown is sent once more with the same id, and its
+   * answer settles it.
+   */
+  idempotentCreate?: boolean;
 }
 
 /** Section 2.2: the bill as returned by create. */
@@ -117,9 +127,34 @@ export interface SignInput extends SignBase {
   nonce: string;
   /**
    * The id of this call (32 hex digits), the same on every attempt of it (a retried requery, say):
-   * what a service that deduplicates by a request id (SNAP's X-EXTERNAL-ID) is sent.
+   * what a service that deduplicates by a request id (SNAP's X-EXTERNAL-ID) is sent. A create's is
+   * derived from its merchantReference, so a create sent again for the same reference carries it too.
    */
   requestId: string;
+  /**
+   * Sends a request of the signer's own to the service (an access-token call, say): to this path
+   * under the base URL, in this request's turn of the budget, under its timeout and HTTP client; never
+   * signed and never retried here. A failure to get an answer rejects with a BillApiError (nothing of
+   * the request being signed was sent); an answer of any status resolves.
+   */
+  send(request: SignerRequest): Promise<SignerAnswer>;
+}
+
+/** A request a signer sends itself (SignInput.send). */
+export interface SignerRequest {
+  method: string;
+  /** Path under the base URL, query included, already encoded. */
+  path: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Exact body text, or none. */
+  body?: string;
+}
+
+/** The answer to a SignerRequest, read whole. */
+export interface SignerAnswer {
+  status: number;
+  headers: { get(name: string): string | null };
+  text: string;
 }
 
 /** The request as the first signers saw it: what the built-in HMAC schemes sign. */

@@ -1,7 +1,8 @@
 // The payment in every engine customers pay in (Chromium, WebKit, Firefox; ENGINES picks a subset):
 // the shop's QR on a desktop, read by zbarimg off the engine's own screenshot, then paid; the pay
 // button on a phone, through the pay page and back to the shop; the script-tag page under its CSP;
-// Back to a shop page the engine kept (bfcache); the network lost and found again.
+// Back to a shop page the engine kept (bfcache); the network lost and found again; a payment the
+// service confirms before it is final (a processing status): the confirming screen, then paid.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,7 +22,8 @@ let cuttable: App;
 let shots: string;
 
 before(async () => {
-  [app, cuttable] = await Promise.all([startApp(), startApp({ cuttableNetwork: true })]);
+  // Status 6 is the sandbox's processing one (its processingStep fault): never there without the fault.
+  [app, cuttable] = await Promise.all([startApp({ env: { BILL_PROCESSING_STATUSES: '6' } }), startApp({ cuttableNetwork: true })]);
   shots = await mkdtemp(join(tmpdir(), 'engine-shots-'));
 });
 after(async () => {
@@ -35,6 +37,13 @@ const part = (name: string) => document.querySelector('bill-checkout')?.shadowRo
 const retrying = (texts: string[]) => [...document.querySelector('bill-checkout')?.shadowRoot?.querySelectorAll('p') ?? []]
   .map((p) => p.textContent?.trim() ?? '').find((text) => texts.includes(text)) ?? null;
 const heading = () => document.querySelector('bill-checkout')?.shadowRoot?.querySelector('[part~="heading"]')?.textContent?.trim() ?? '';
+/** The status line when it says `text`, else null. */
+const statusSays = (text: string) => document.querySelector('bill-checkout')?.shadowRoot?.querySelector('[part~="status"]')?.textContent?.trim() === text ? text : null;
+/** The parts of the card among `names`. */
+const partsShown = (names: string[]) => names.filter((name) => document.querySelector('bill-checkout')?.shadowRoot?.querySelector(`[part~="${name}"]`));
+/** The bill and token the element keeps for a reload. */
+const savedBill = () => Object.keys(sessionStorage).filter((key) => key.startsWith('bill-checkout:'))
+  .map((key) => JSON.parse(sessionStorage.getItem(key)!) as { billId?: string; token?: string }).find((saved) => saved.token) ?? null;
 const payEnabled = () => document.querySelector<HTMLButtonElement>('#pay:enabled');
 const checkoutInStorage = () => JSON.parse(sessionStorage.getItem('northwind:checkout') ?? 'null') as { orderId: string; billId?: string } | null;
 
@@ -166,6 +175,31 @@ for (const engine of selectedEngines()) {
         // over at once. Firefox ESR loads it anew here, and the shop resumes the bill from storage.
         const kept = await page.evaluate(() => (window as unknown as { kept?: boolean }).kept ?? null);
         assert.equal(kept, engine === 'firefox' ? null : true, 'restored from the back/forward cache');
+      });
+    });
+
+    test('a payment the service confirms first: the confirming screen, nothing to pay with, then paid', async () => {
+      await withPage(browser, 'desktop', async (page) => {
+        const billId = await qrShown(page, app.url);
+        await app.faults({ processingStep: true });
+        try {
+          // Processing at the service, without a callback: the BFF learns it by asking (its watchers' refreshes).
+          await app.control(billId, 'pay');
+          await page.waitFor('the confirming line', statusSays, en.confirming);
+          assert.deepEqual(await page.evaluate(partsShown, ['qr', 'pay-button', 'copy-button', 'toggle-button', 'cancel-button', 'countdown', 'heading']), []);
+          assert.deepEqual(await page.evaluate(problems), []);
+          // The page without JavaScript says the same, with no pay link.
+          const saved = await page.evaluate(savedBill);
+          assert.equal(saved?.billId, billId);
+          const status = await (await fetch(`${app.url}/api/bills/${encodeURIComponent(billId)}/status.html?token=${encodeURIComponent(saved.token!)}`)).text();
+          assert.ok(status.includes(en.confirming) && !status.includes('class="pay"'), status);
+
+          await app.control(billId, 'confirm');
+          assert.equal(await page.waitFor('the paid heading', heading), en.paid);
+          assert.equal(await page.evaluate(statusSays, en.confirming), null);
+        } finally {
+          await app.faults({ processingStep: false });
+        }
       });
     });
 

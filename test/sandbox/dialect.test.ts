@@ -8,7 +8,7 @@ import { test, type TestContext } from 'node:test';
 import { loadConfig } from '../../server/config.js';
 import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import {
-  SANDBOX_SIGNERS, createSandbox, type Dialect, type SandboxOptions, type SignInput,
+  SANDBOX_SIGNERS, createSandbox, type DialectOptions, type SandboxOptions, type SignInput,
 } from '../../sandbox/sandbox.js';
 import {
   BillApiAuthError, BillApiRejectedError, builtInSigner, createBillApi, type BillApi,
@@ -26,7 +26,7 @@ const OTHER_ENV = {
   SANDBOX_BIND: 'PUT /v2/customers customerRef',
 };
 
-const OTHER: Partial<Dialect> = {
+const OTHER: DialectOptions = {
   okCode: 200,
   statuses: { pending: 10, paid: 20, failed: 30, cancelled: 40, expired: 50 },
   sign: SANDBOX_SIGNERS['hmac-sha256-base64']!,
@@ -217,8 +217,10 @@ test('a dialect\'s own sign function gets the request as received, mount prefix 
 });
 
 test('an inconsistent dialect is refused when the sandbox is made', () => {
-  const cases: [Partial<Dialect>, RegExp][] = [
-    [{ statuses: { pending: 1, paid: 1, failed: 3, cancelled: 4, expired: 5 } }, /five different codes/],
+  const cases: [DialectOptions, RegExp][] = [
+    [{ statuses: { pending: 1, paid: 1, failed: 3, cancelled: 4, expired: 5 } }, /six different codes/],
+    // processing keeps its default, 6.
+    [{ statuses: { expired: 6 } }, /six different codes, got .*expired=6,processing=6/],
     [{ okCode: 1002 }, /okCode 1002 is one of the sandbox's error codes/],
     [{ cancel: { method: 'GET', path: '/v2/cancel' } }, /carries no body/],
     [{ cancel: { method: 'POST', path: '/v1/bill/create' } }, /another operation answers there/],
@@ -250,7 +252,7 @@ test('SANDBOX_* variables set the other options too, and bad values are refused 
 
   const bad: [Record<string, string>, RegExp][] = [
     [{ SANDBOX_STATUSES: 'pending=10,unpaid=3' }, /SANDBOX_STATUSES must be name=code pairs/],
-    [{ SANDBOX_STATUSES: 'paid=1' }, /statuses must be five different codes/],
+    [{ SANDBOX_STATUSES: 'paid=1' }, /statuses must be six different codes/],
     [{ SANDBOX_SIGN: 'rsa' }, /SANDBOX_SIGN must be one of hmac-sha256, hmac-sha256-base64/],
     [{ SANDBOX_CANCEL: 'DELETE' }, /SANDBOX_CANCEL must be "METHOD \/path"/],
     [{ SANDBOX_BIND: 'GET /v2/customers' }, /bind\.method GET carries no body/],

@@ -171,7 +171,7 @@ test('SANDBOX_* variables set these faults as initial faults; bad values name th
     ['SANDBOX_MAX_PAGE_SIZE', '0'], ['SANDBOX_MAX_PAGE_SIZE', '1001'], ['SANDBOX_MAX_PAGE_SIZE', 'ten'],
     ['SANDBOX_DATE_HEADER_OFFSET_MS', '2h'], ['SANDBOX_DATE_HEADER_OFFSET_MS', '1.5'], ['SANDBOX_DATE_HEADER_OFFSET_MS', '9999999999999'],
     ['SANDBOX_EXPIRED_ON_UNIT', 'seconds'], ['SANDBOX_EXPIRED_ON_UNIT', 'S'],
-    ['SANDBOX_PAY_ON_CREATE', 'yes'], ['SANDBOX_CREATE_ANSWER_AFTER_CALLBACK', '1'],
+    ['SANDBOX_PAY_ON_CREATE', 'yes'], ['SANDBOX_CREATE_ANSWER_AFTER_CALLBACK', '2'], ['SANDBOX_PROCESSING_STEP', 'on'],
   ];
   for (const [name, value] of bad) {
     assert.throws(() => sandboxSettingsFromEnv({ [name]: value }), (err: unknown) =>

@@ -22,7 +22,7 @@ const ADMIN = { ...JSON_TYPE, Authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const CLIENT = 'x-test-client';
 const METRICS_TOKEN = 'test-metrics-token-6c1f0e9a2b4d8f3e';
 
-/** What the run must have seen through the proxy (the 303 in process: Prism follows redirects). */
+/** What the run must have seen through the proxy (the 303s in process: Prism follows redirects). */
 const EXPECTED: Record<string, number[]> = {
   createBill: [200, 201, 400, 403, 404, 409, 413, 415, 422, 429, 502],
   getBill: [200, 404],
@@ -45,6 +45,7 @@ const EXPECTED: Record<string, number[]> = {
   enableWebhookEndpoint: [200],
   renderCheckout: [200, 404],
   statusPage: [200, 404],
+  payBill: [200, 303, 404],
   qrSvg: [200, 404],
   qrPng: [200, 404],
   listCustomers: [200],
@@ -188,7 +189,12 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
     await call(200, `/api/bills/${bill.billId}/${path}`);
   }
   for (const image of ['qr.svg', 'qr.png']) await call(200, `/api/bills/${bill.billId}/${image}?token=${bill.token}`, { cacheControl: 'private, max-age=3600' });
-  for (const path of ['checkout.html', 'status.html', 'qr.svg', 'qr.png']) await call(404, `/api/bills/${bill.billId}/${path}?token=wrong`);
+  for (const path of ['checkout.html', 'status.html', 'qr.svg', 'qr.png', 'pay']) await call(404, `/api/bills/${bill.billId}/${path}?token=wrong`);
+  // The pay link: Prism follows its 303 to billUrl, so that one is checked in process only.
+  const pay = await call(303, `/api/bills/${bill.billId}/pay?token=${bill.token}`, { base: h.url });
+  assert.equal(pay.res.headers.get('location'), bill.billUrl);
+  // Paid: nothing to pay there, the status page.
+  await call(200, `/api/bills/${paid.billId}/pay?token=${paid.token}`);
   // Streams held open straight on the BFF: one per client allowed, two in all.
   const hold = async (who: string) => {
     const res = await fetch(`${h.url}/api/bills/${bill.billId}/events?token=${bill.token}`, { headers: { [CLIENT]: who } });

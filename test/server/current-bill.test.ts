@@ -81,7 +81,7 @@ function deps(over: { refresh?: Refreshed[] | 'fails'; cancel?: unknown } = {}) 
       return answers.shift() ?? null;
     },
     followUps: { afterNews: (billId) => calls.push(`follow up ${billId}`) },
-    time: sameClocks, log,
+    time: sameClocks, log, processing: [6],
   };
   return { deps: d, calls, lines };
 }
@@ -102,6 +102,16 @@ test('decideCurrent: reused: 201 with the open bill, not fresh', async () => {
   const { deps: d } = deps({ refresh: [asked({})] });
   const answer = await decideCurrent(open(), order('10'), d);
   assert.deepEqual([answer?.status, answer?.fresh, answer?.bill.billId], [201, false, 'B1']);
+});
+
+test('decideCurrent: paid and being confirmed (in-between), past its expiry and for another amount: 201 with it, nothing withdrawn', async () => {
+  const late = { status: 6, expiredOn: NOW - MINUTE, expiresLocalAt: NOW - MINUTE };
+  assert.equal(judgeCurrent(open(late), order('11'), sameClocks, true, [6]), 'processing');
+  assert.equal(judgeCurrent(open(late), order('11'), sameClocks, true), 'withdraw', 'no in-between codes configured');
+  const { deps: d, calls } = deps({ refresh: [asked(late)] });
+  const answer = await decideCurrent(open(), order('11'), d);
+  assert.deepEqual([answer?.status, answer?.fresh, answer?.bill.processing, answer?.bill.outcome], [201, false, true, 'pending']);
+  assert.deepEqual(calls, ['refresh B1']);
 });
 
 test('decideCurrent: the service cannot be asked and the amount changed: upstream_unavailable, nothing cancelled', async () => {

@@ -11,12 +11,13 @@ import { builtInSigner, loadSigner } from '../../server/upstream/signers.js';
 import { BillApiConfigError, BillApiSignerError, createBillApi } from '../../server/upstream/index.js';
 import type { HttpRequest } from '../../server/upstream/types.js';
 import { expectedSignature, seen } from './support/header-signer.js';
+import { noSend } from './support/signer-input.js';
 import { startHarness } from './support/harness.js';
 
 test('hmac-sha256-timestamped: X-Timestamp in its own header and in what is signed, as node:crypto computes it', async () => {
   const input = {
     method: 'POST', path: '/gw/v1/bill/create', query: '', body: '{"amount":1}', key: 'k', secret: 'sec',
-    operation: 'create', timestampMs: 1_800_000_000_000, timestamp: '2027-01-15T08:00:00.000Z', nonce: 'n', requestId: 'r',
+    operation: 'create', timestampMs: 1_800_000_000_000, timestamp: '2027-01-15T08:00:00.000Z', nonce: 'n', requestId: 'r', send: noSend,
   } as const;
   const headers = await builtInSigner('hmac-sha256-timestamped')!(input);
   const expected = createHmac('sha256', 'sec').update('POST\n/gw/v1/bill/create\n\n2027-01-15T08:00:00.000Z\n{"amount":1}').digest('hex');
@@ -98,7 +99,7 @@ const rsa = generateKeyPairSync('rsa', {
 test('rsa-sha256: SHA256withRSA over method, path, query, timestamp and the body digest, as node:crypto verifies it', async () => {
   const input = {
     method: 'POST', path: '/v1/bill/create', query: '', body: '{"amount":1}', key: 'k', secret: '',
-    operation: 'create', timestampMs: 0, timestamp: '2027-01-15T08:00:00.000Z', nonce: 'n', requestId: 'r',
+    operation: 'create', timestampMs: 0, timestamp: '2027-01-15T08:00:00.000Z', nonce: 'n', requestId: 'r', send: noSend,
   } as const;
   const headers = await builtInSigner('rsa-sha256', undefined, { privateKeyPem: rsa.privateKey })!(input) as Record<string, string>;
   assert.equal(headers['X-Timestamp'], input.timestamp);

@@ -14,12 +14,13 @@ import {
   BillApiConfigError, builtInSigner, createBillApi, loadSigner, parseJsonLossless, type SignBase, type SignInput,
 } from '../../server/upstream/index.js';
 import { listen } from '../sandbox/support/harness.js';
+import { noSend } from './support/signer-input.js';
 
 
 interface Seen { method: string; path: string; query: string; body: string; contentType: string | null; key: string | null }
 
 /** What a signer is told of a request beyond its text (its time, nonce and id): the built-in HMACs sign none of it. */
-const REQUEST = { operation: 'requery', timestampMs: 0, timestamp: '1970-01-01T00:00:00.000Z', nonce: 'n', requestId: 'r' } as const;
+const REQUEST = { operation: 'requery', timestampMs: 0, timestamp: '1970-01-01T00:00:00.000Z', nonce: 'n', requestId: 'r', send: noSend } as const;
 
 /** Middleware that records each request and refuses it unless `expected(input)` equals its Sign. */
 function verifying(seen: Seen[], expected: (input: SignBase) => string) {

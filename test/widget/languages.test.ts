@@ -16,8 +16,8 @@ const locales: [string, Strings][] = [
 ];
 
 type Key = keyof Strings;
-type State = 'pending QR' | 'pending button' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'createFailed' | 'ticketExpired' | 'notFound';
-const states: State[] = ['pending QR', 'pending button', 'paid', 'failed', 'cancelled', 'expired', 'createFailed', 'ticketExpired', 'notFound'];
+type State = 'pending QR' | 'pending button' | 'confirming' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'createFailed' | 'ticketExpired' | 'notFound';
+const states: State[] = ['pending QR', 'pending button', 'confirming', 'paid', 'failed', 'cancelled', 'expired', 'createFailed', 'ticketExpired', 'notFound'];
 
 /** The label above the amount. */
 function amountLabel(el: BillCheckout): string {
@@ -40,6 +40,10 @@ async function show(h: Harness, state: State, locale: string): Promise<BillCheck
   await h.settle();
   if (state === 'paid' || state === 'failed' || state === 'cancelled' || state === 'expired') {
     FakeEventSource.last.emit(final(h.bff.bills.get('B1')!.view, state));
+    await h.settle();
+  }
+  if (state === 'confirming') {
+    FakeEventSource.last.emit({ ...h.bff.bills.get('B1')!.view, status: 6, statusName: 'Processing', processing: true, dateTime: Date.now() });
     await h.settle();
   }
   return el;
@@ -76,6 +80,10 @@ describe('bill-checkout languages', () => {
             expectText('pay', text(el, 'pay-button'));
             expectText('showQr', text(el, 'toggle-button'));
           }
+        } else if (state === 'confirming') {
+          expectText('confirming', text(el, 'status'));
+          expectText('confirming', announced(el));
+          expectText('amountFinal', amountLabel(el));
         } else if (state === 'createFailed' || state === 'ticketExpired' || state === 'notFound') {
           expectText(state, text(el, 'status'));
           expectText(state, announced(el));

@@ -71,6 +71,8 @@ export function finalOutcome(view: BillView): FinalOutcome {
  * - problem: no bill, and retrying will not bring one (the create or its ticket refused, the bill unknown);
  * - pending: the bill to pay: the QR code or the pay button (the one primary action), countdown,
  *   status, and the quiet ones: copy, switch view, cancel;
+ * - confirming: the customer has paid and the service is confirming (a processing status, never
+ *   final): no QR, no pay button, no cancel, no countdown; only a final status ends it;
  * - checking: the countdown ended before a final status: asking the BFF, never "expired";
  * - final: the bill's outcome, and what happened to the money.
  * The body is drawn inside the element's `<div lang>`, with `html` and `nothing`.
@@ -79,13 +81,15 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
   const icon = (name: keyof typeof icons) =>
     html`<svg part="icon" class="icon ${name}" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle><path d=${icons[name]}></path></svg>`;
   const reconnecting = () => (c._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing);
-  // The amounts and the reference; the gold amount only while it is to be paid.
+  // The amounts and the reference; the gold amount only while it is to be paid (not once paid and
+  // being confirmed).
   const summary = (bill: BillView) => {
     const unit = c.goldUnit ?? s.goldUnit;
     const shown = c._display?.locale === c._locale ? c._display : null;
-    return html`<p class="muted">${bill.isFinal ? (bill.outcome === 'paid' ? s.amountPaid : s.amountFinal) : s.amount}</p>
+    const due = !bill.isFinal && !bill.processing;
+    return html`<p class="muted">${due ? s.amount : bill.outcome === 'paid' ? s.amountPaid : s.amountFinal}</p>
       <p part="amount">${shown?.billAmount ?? formatAmount(bill.billAmount, c._locale, bill.currency)}</p>
-      ${bill.requireGCAmount === null || bill.isFinal
+      ${bill.requireGCAmount === null || !due
         ? nothing
         : html`<p part="gold-amount">${s.gold}: ${shown?.requireGCAmount ?? formatAmount(bill.requireGCAmount, c._locale)}${unit ? ` ${unit}` : ''}</p>`}
       ${bill.merchantReference
@@ -142,9 +146,11 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
     </div>`;
   };
 
-  const checking = (bill: BillView) => html`<div part="base">
+  // Confirming and checking: waiting for the service, with nothing to act on. The status line takes
+  // the focus of a control that went away (the pay or cancel button, when the bill moved on).
+  const waiting = (bill: BillView, status: string) => html`<div part="base">
         ${summary(bill)} ${icon('expired')}
-        <p part="status" class="strong">${s.checking}</p>
+        <p part="status" class="strong" tabindex="-1" data-focus>${status}</p>
         ${reconnecting()}
         ${c._after}
       </div>`;
@@ -167,5 +173,6 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
   if (why && why !== 'unreachable') return problem(why);
   if (!bill) return (c.billId && c.token) || c.orderId || c.amount ? loading() : nothing;
   if (bill.isFinal) return final(bill);
-  return c._left > 0 ? pending(bill, c._left) : checking(bill);
+  if (bill.processing) return waiting(bill, s.confirming);
+  return c._left > 0 ? pending(bill, c._left) : waiting(bill, s.checking);
 }

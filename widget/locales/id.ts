@@ -21,6 +21,7 @@ export default {
   showButton: 'Bayar di perangkat ini',
   waiting: 'Menunggu pembayaran…',
   checking: 'Memeriksa pembayaran…',
+  confirming: 'Mengonfirmasi pembayaran Anda… Tidak perlu membayar lagi.',
   cancel: 'Batalkan',
   cancelAsk: 'Batalkan pembayaran ini?',
   yes: 'Ya',

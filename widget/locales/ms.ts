@@ -21,6 +21,7 @@ export default {
   showButton: 'Bayar pada peranti ini',
   waiting: 'Menunggu pembayaran…',
   checking: 'Menyemak pembayaran anda…',
+  confirming: 'Mengesahkan pembayaran anda… Tidak perlu membayar lagi.',
   cancel: 'Batal',
   cancelAsk: 'Batalkan pembayaran ini?',
   yes: 'Ya',

@@ -21,6 +21,7 @@ export default {
   showButton: 'Thanh toán trên thiết bị này',
   waiting: 'Đang chờ thanh toán…',
   checking: 'Đang kiểm tra thanh toán…',
+  confirming: 'Đang xác nhận khoản thanh toán của bạn… Bạn không cần thanh toán lại.',
   cancel: 'Hủy',
   cancelAsk: 'Hủy khoản thanh toán này?',
   yes: 'Có',

@@ -21,6 +21,7 @@ export default {
   showButton: '在此设备上付款',
   waiting: '等待付款…',
   checking: '正在确认付款…',
+  confirming: '正在核实您的付款…无需再次付款。',
   cancel: '取消',
   cancelAsk: '取消这笔付款？',
   yes: '是',

@@ -11,7 +11,7 @@ import type { Refreshed } from '../status/refresher.js';
 import { StoreConflictError, StoreUnavailableError } from '../../store/errors.js';
 import type { StoredBill, Store } from '../../store/types.js';
 import { BillApiError } from '../../upstream/errors.js';
-import type { BillApi } from '../../upstream/types.js';
+import type { BillApi, CreateBillInput, CreatedBill } from '../../upstream/types.js';
 import { decideCurrent, untilCreated, type CurrentBillDeps } from './current-bill.js';
 import { askAgain, failedCreate, refuseAnswer, settleByReference, withdrawOrphan, type CreateOutcomeDeps } from './create-outcome.js';
 import { created, joined, keyReused, orderBusy, paid, ticketInvalid, tryAgainShortly, type CreateResult } from './create-result.js';
@@ -26,7 +26,7 @@ import { hookUrls } from './hook-urls.js';
 export type { CreateResult } from './create-result.js';
 
 export interface BillCreatorOptions {
-  config: Pick<Config, 'publicUrl' | 'clientAmount' | 'currency'>;
+  config: Pick<Config, 'publicUrl' | 'clientAmount' | 'currency' | 'statuses'>;
   /** Who may start an order's checkout (ticket-policy.ts), decided once. */
   tickets: TicketPolicy;
   upstream: BillApi;
@@ -53,6 +53,11 @@ export interface BillCreatorOptions {
   expiryGraceMs?: number;
   /** The longest bill lifetime assumed before one is seen, ms (default one day): the settling bound until then. */
   lifetimeFallbackMs?: number;
+  /**
+   * The service deduplicates a create by its request id (BILL_API_IDEMPOTENT_CREATE): a create of
+   * unknown outcome is sent once more as it was, and the service's answer settles it. Default false.
+   */
+  resendUnknown?: boolean;
 }
 
 export interface BillCreator {
@@ -79,7 +84,8 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
   };
   const amounts: AmountSources = { config, resolveOrder, orderSource: orderSourceName(options.hookResolvesOrders), log };
   const outcomes: CreateOutcomeDeps = { upstream, store, alerts, now, log };
-  const current: CurrentBillDeps = { upstream, store, refresh, followUps, time, log, serviceId };
+  const { processing } = config.statuses;
+  const current: CurrentBillDeps = { upstream, store, refresh, followUps, time, log, serviceId, processing };
   const waitForCreate = { store, polls: creatingPolls, pauseMs: 100, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
   /** Creates running in this process, by idempotency key: a concurrent repeat waits for the first. */
   const byKey = new Map<string, { request: CreateRequest; run: Promise<CreateResult> }>();
@@ -103,7 +109,7 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     const running = request.idempotencyKey === null || !joinRunning ? undefined : byKey.get(request.idempotencyKey);
     if (running) return joined(running.run);
     switch (createPhase(held, now(), unknownAfterMs)) {
-      case 'made': return created(held);
+      case 'made': return created(held, processing);
       // Asked here or by another process, or unknown and being settled: the key's holder waits.
       case 'asked':
       case 'unknown':
@@ -148,12 +154,10 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
     const ref = bill.merchantReference;
     const { amount } = resolved;
     calling.add(ref);
-    try {
-      const answer = await upstream.createBill({
-        amount,
-        merchantReference: ref,
-        ...(await hookUrls(config.publicUrl, ref, bill.hookToken)),
-      });
+    // The same input, so the same request id (derived from the reference) if it is sent again.
+    const input = { amount, merchantReference: ref, ...(await hookUrls(config.publicUrl, ref, bill.hookToken)) };
+    /** The service's answer to this create, taken: checked, stored, followed up. */
+    const made = async (answer: CreatedBill): Promise<CreateResult> => {
       const mismatch = createMismatch(answer, { merchantReference: ref, amount, currency: resolved.currency });
       if (mismatch) return await refuseAnswer(ref, answer.billId, true, { ...mismatch }, outcomes);
       if (answer.clockDisagreed) {
@@ -173,11 +177,16 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       if (stored.expiresLocalAt !== null) observeLifetime(stored.expiresLocalAt - now());
       // The service called back before this answer (the callback was recorded, and answered 200).
       if (stored.earlyNewsAt !== null) void askAgain(stored.billId!, { refresh, followUps, log });
-      return created(stored, true);
+      return created(stored, processing, true);
+    };
+    try {
+      return await made(await upstream.createBill(input));
     } catch (error) {
       if (!(error instanceof BillApiError)) throw error;
       // Throws unless the outcome is unknown.
       await failedCreate(error, ref, outcomes);
+      const resent = options.resendUnknown ? await resend(input, ref) : null;
+      if (resent) return await made(resent);
       log.warn('create outcome unknown; settling by merchantReference', { merchantReference: ref, error });
       calling.delete(ref);
       let settled: { unconfirmed: number };
@@ -201,6 +210,23 @@ export function createBillCreator(options: BillCreatorOptions): BillCreator {
       return attempt(again.bill, request, resolved, false);
     } finally {
       calling.delete(ref);
+    }
+  }
+
+  /**
+   * A create of unknown outcome sent once more, to a service that deduplicates by the request id:
+   * its answer is the bill (made then or now). Anything else proves nothing either way (a refusal
+   * may be of the duplicate): null, and the create is settled by list.
+   */
+  async function resend(input: CreateBillInput, ref: string): Promise<CreatedBill | null> {
+    try {
+      const answer = await upstream.createBill(input);
+      log.info('a create of unknown outcome was settled by sending it again', { merchantReference: ref, billId: answer.billId });
+      return answer;
+    } catch (error) {
+      if (!(error instanceof BillApiError)) throw error;
+      log.warn('sending a create of unknown outcome again did not settle it', { merchantReference: ref, error });
+      return null;
     }
   }
 

@@ -12,14 +12,15 @@ export interface CreateResult {
   fresh: boolean;
 }
 
-/** The bill as its holder sees it: the view plus the token that reads and cancels it. */
-export const withToken = (bill: StoredBill): CreatedBillView => ({ ...toBillView(bill), token: bill.token });
+/** The bill as its holder sees it: the view plus the token that reads and cancels it. `processing`: Config.statuses.processing. */
+export const withToken = (bill: StoredBill, processing: readonly number[]): CreatedBillView => ({ ...toBillView(bill, processing), token: bill.token });
 
-/** 201: a bill to pay (`fresh` when the service made it for this call). */
-export const created = (bill: StoredBill, fresh = false): CreateResult => ({ status: 201, bill: withToken(bill), fresh });
+/** 201: a bill to pay, or being confirmed (`fresh` when the service made it for this call). */
+export const created = (bill: StoredBill, processing: readonly number[], fresh = false): CreateResult =>
+  ({ status: 201, bill: withToken(bill, processing), fresh });
 
-/** 200: the order's paid bill answers, never a new one. */
-export const paid = (bill: StoredBill): CreateResult => ({ status: 200, bill: withToken(bill), fresh: false });
+/** 200: the order's paid bill answers, never a new one. Final, so never in-between. */
+export const paid = (bill: StoredBill): CreateResult => ({ status: 200, bill: withToken(bill, []), fresh: false });
 
 /** Another caller's create, joined: its bill is not new to this caller. */
 export const joined = async (run: Promise<CreateResult>): Promise<CreateResult> => ({ ...(await run), fresh: false });

@@ -1,5 +1,6 @@
 // One order, one payment (DESIGN rules 3 and 10): what a create does with the order's current bill.
-// Asked about first, whatever any clock says of it: paid, it answers; payable and for the same
+// Asked about first, whatever any clock says of it: paid, it answers; paid and being confirmed (an
+// in-between status), it answers too, whatever its expiry or amount; payable and for the same
 // amount, it is reused; otherwise it is withdrawn at the service, and only then is another made.
 import type { Logger } from '../../log.js';
 import type { Store, StoredBill } from '../../store/types.js';
@@ -8,6 +9,7 @@ import type { BillApi } from '../../upstream/types.js';
 import { compareDecimal } from '../../../contract/decimal.js';
 import { serviceBusy } from '../errors.js';
 import { payableFor, type ServiceTime } from '../status/expiry.js';
+import { isProcessing } from '../status/outcome.js';
 import type { FollowUps } from '../status/follow-ups.js';
 import type { Refreshed } from '../status/refresher.js';
 import { created, orderBusy, paid, unavailable, type CreateResult } from './create-result.js';
@@ -17,15 +19,22 @@ import type { Resolved } from './order-amount.js';
 export const REUSE_MARGIN_MS = 30_000;
 
 /**
- * What the order's current bill means for a create: `paid` answers it; `ended` (final otherwise)
- * lets a new bill be made; `reuse` hands it out again; `unconfirmed`: it cannot be reused and the
- * service could not be asked, so no second bill is made; `withdraw` it at the service first.
+ * What the order's current bill means for a create: `paid` answers it; `processing` (paid, being
+ * confirmed) answers it as the order's open bill, never withdrawn nor replaced; `ended` (final
+ * otherwise) lets a new bill be made; `reuse` hands it out again; `unconfirmed`: it cannot be reused
+ * and the service could not be asked, so no second bill is made; `withdraw` it at the service first.
  */
-export type CurrentVerdict = 'paid' | 'ended' | 'reuse' | 'unconfirmed' | 'withdraw';
+export type CurrentVerdict = 'paid' | 'processing' | 'ended' | 'reuse' | 'unconfirmed' | 'withdraw';
 
-/** `confirmed`: the service was just asked about `bill` (Refreshed.confirmed). */
-export function judgeCurrent(bill: StoredBill, resolved: Resolved, time: ServiceTime, confirmed: boolean): CurrentVerdict {
+/**
+ * `confirmed`: the service was just asked about `bill` (Refreshed.confirmed). `processing`: the
+ * in-between status codes (Config.statuses.processing).
+ */
+export function judgeCurrent(
+  bill: StoredBill, resolved: Resolved, time: ServiceTime, confirmed: boolean, processing: readonly number[] = [],
+): CurrentVerdict {
   if (bill.outcome === 'paid') return 'paid';
+  if (isProcessing(bill, processing)) return 'processing';
   if (bill.isFinal) return 'ended';
   const sameAmount = compareDecimal(bill.orderAmount ?? bill.amount, resolved.amount) === 0;
   const sameCurrency = (bill.orderCurrency ?? null) === (resolved.order?.currency ?? null);
@@ -45,6 +54,8 @@ export interface CurrentBillDeps {
   followUps: Pick<FollowUps, 'afterNews'>;
   time: ServiceTime;
   log: Logger;
+  /** The in-between status codes (Config.statuses.processing). */
+  processing: readonly number[];
 }
 
 /**
@@ -63,10 +74,11 @@ export async function decideCurrent(current: StoredBill & { billId: string }, re
   const bill = { ...(asked?.bill ?? current), billId: current.billId };
   // The service no longer knows it: never handed out again, the order gets a new bill.
   if (bill.lostAt !== null) return null;
-  switch (judgeCurrent(bill, resolved, deps.time, asked?.confirmed ?? false)) {
+  switch (judgeCurrent(bill, resolved, deps.time, asked?.confirmed ?? false, deps.processing)) {
     case 'paid': return paid(bill);
     case 'ended': return null;
-    case 'reuse': return created(bill);
+    case 'processing':
+    case 'reuse': return created(bill, deps.processing);
     // The service could not be asked: without its word no second bill is made for the order.
     case 'unconfirmed': throw unavailable();
     case 'withdraw': return withdrawCurrent(bill, deps);
@@ -94,6 +106,8 @@ export async function withdrawCurrent(bill: StoredBill & { billId: string }, dep
   if (accepted) await store.supersede(bill.merchantReference, time.now());
   const after = await refresh(bill.billId).catch(() => null);
   if (after?.bill.outcome === 'paid') return paid(after.bill);
+  // Paid meanwhile and being confirmed: the order's bill still, the cancel refused or not carried out.
+  if (after && isProcessing(after.bill, deps.processing)) return created(after.bill, deps.processing);
   if (accepted || after?.bill.isFinal) {
     // A cancel the service accepted but has not carried out yet leaves it pending there: if it is
     // paid after all, its notice says duplicatePayment and the merchant refunds one of the two.

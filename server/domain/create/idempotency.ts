@@ -1,12 +1,9 @@
 // The same Idempotency-Key returns the same bill, to the same request only (DESIGN rule 3): what
-// counts as the same request, and the key a create of unknown outcome hands on to.
+// counts as the same request.
 import { compareDecimal } from '../../../contract/decimal.js';
 import type { StoredBill } from '../../store/types.js';
 import { positiveAmount } from './order-amount.js';
 import type { CreateRequest } from './request.js';
-
-/** The holder of `Idempotency-Key: K` whose create outcome was unknown hands on to the bill under this key. */
-export const retryKey = (key: string): string => `${key} retry`;
 
 /** Whether `request` repeats the one that made `bill`: the same order, and the same amount when it names one. */
 export function sameRequest(bill: Pick<StoredBill, 'orderId' | 'amount'>, request: Pick<CreateRequest, 'orderId' | 'amount'>): boolean {

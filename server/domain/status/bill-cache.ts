@@ -16,17 +16,18 @@ class Cached implements CachedBill {
   #json: string | undefined;
   /** Forgotten: no longer served fresh, kept only as what this process last saw (`stale`). */
   outdated = false;
-  constructor(readonly bill: CachedBill['bill'], readonly at: number) {}
+  constructor(readonly bill: CachedBill['bill'], readonly at: number, readonly processing: readonly number[]) {}
   get view(): BillView {
-    return (this.#view ??= toBillView(this.bill));
+    return (this.#view ??= toBillView(this.bill, this.processing));
   }
   get json(): string {
     return (this.#json ??= JSON.stringify(this.view));
   }
 }
 
-export function cachedBill(bill: StoredBill): CachedBill {
-  return new Cached(bill as CachedBill['bill'], 0);
+/** `processing`: the in-between status codes (Config.statuses.processing). */
+export function cachedBill(bill: StoredBill, processing: readonly number[]): CachedBill {
+  return new Cached(bill as CachedBill['bill'], 0, processing);
 }
 
 export interface BillCache {
@@ -50,13 +51,15 @@ export interface BillCacheOptions {
   maxAgeMs: number;
   maxEntries: number;
   now: () => number;
+  /** The in-between status codes (Config.statuses.processing), for the views. */
+  processing: readonly number[];
 }
 
 /**
  * Bounded by `maxEntries` (the oldest set goes first); kept coherent by whoever writes the store.
  * An entry past `maxAgeMs`, or forgotten, is not served by `get` but stays, for `stale`.
  */
-export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions): BillCache {
+export function createBillCache({ maxAgeMs, maxEntries, now, processing }: BillCacheOptions): BillCache {
   const entries = new Map<string, Cached>();
   return {
     get(billId) {
@@ -65,7 +68,7 @@ export function createBillCache({ maxAgeMs, maxEntries, now }: BillCacheOptions)
     },
     stale: (billId) => entries.get(billId),
     set(bill) {
-      const entry = new Cached(bill as CachedBill['bill'], now());
+      const entry = new Cached(bill as CachedBill['bill'], now(), processing);
       const billId = bill.billId;
       if (billId === null || maxEntries <= 0) return entry;
       entries.delete(billId);

@@ -10,3 +10,11 @@ export function outcomeOf(record: Pick<StatusRecord, 'status' | 'isFinal'>, stat
   if (statuses.expired.includes(record.status)) return 'expired';
   return 'failed';
 }
+
+/**
+ * An in-between status (BILL_PROCESSING_STATUSES): not final, the customer has paid and the service
+ * is confirming. Never withdrawn at expiry, and its order gets no other bill meanwhile.
+ */
+export function isProcessing(bill: { status: number | null; isFinal: boolean }, processing: readonly number[]): boolean {
+  return !bill.isFinal && bill.status !== null && processing.includes(bill.status);
+}

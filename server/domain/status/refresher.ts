@@ -10,7 +10,7 @@ import { cachedBill, createBillCache } from './bill-cache.js';
 import type { CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
 import { overdue } from './expiry.js';
-import { outcomeOf } from './outcome.js';
+import { isProcessing, outcomeOf } from './outcome.js';
 
 export interface Refreshed {
   bill: StoredBill;
@@ -130,7 +130,9 @@ export function createRefresher(options: RefresherOptions): Refresher {
   const flights = new Map<string, Flight>();
   // In front of the store for reads; every status this process stores goes through it, other
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
-  const cache = createBillCache({ maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now });
+  const cache = createBillCache({
+    maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now, processing: config.statuses.processing,
+  });
   const asking: AskDeps = { upstream, alerts, log, notFoundCodes: config.notFoundCodes ?? [] };
 
   /**
@@ -189,7 +191,8 @@ export function createRefresher(options: RefresherOptions): Refresher {
       return { bill, confirmed: false };
     }
     let record = answer;
-    if (outcomeOf(record, config.statuses) === 'pending' && overdue(bill, time, config.expiryGraceMs)) {
+    // A bill in-between (paid, being confirmed) is never withdrawn: only the service ends it.
+    if (outcomeOf(record, config.statuses) === 'pending' && !isProcessing(record, config.statuses.processing) && overdue(bill, time, config.expiryGraceMs)) {
       record = await cancelOverdue(known, record, priority, asking);
     }
     const checkedAt = now();
@@ -265,7 +268,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       if (!bill) return null;
       // Loaded and cached, or (the store out of reach) the entry last seen: its view is serialized already.
       const entry = cache.get(billId) ?? cache.stale(billId);
-      return entry?.bill === bill ? entry : cachedBill(bill);
+      return entry?.bill === bill ? entry : cachedBill(bill, config.statuses.processing);
     },
     // A requery waiting for its turn in the budget leaves the cached bill as good as the store's.
     servable: (billId) => cache.get(billId),

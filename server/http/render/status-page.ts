@@ -5,6 +5,7 @@
 import type { BillView } from '../../../contract/bill-view.js';
 import { formatAmount } from '../../../contract/decimal.js';
 import type { Language } from '../../../contract/languages.js';
+import { loadStrings, stringsFor } from '../../../widget/strings.js';
 import { escapeHtml } from '../escape-html.js';
 import { RETURN_PAGE_TEXTS } from '../return-page.js';
 import { RENDER_TEXTS } from './texts.js';
@@ -48,6 +49,9 @@ export async function statusPage({ bill, language, payUrl }: StatusPageInput): P
   const outcome = bill.outcome;
   const heading = escapeHtml(t.heading[outcome]);
   const pending = outcome === 'pending';
+  // Paid and being confirmed (a processing status): the element's line for it, and no pay link to pay twice with.
+  const confirming = pending && bill.processing === true;
+  if (confirming) await loadStrings(language);
   const html = '<!doctype html>' +
     `<html lang="${language}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
@@ -55,11 +59,12 @@ export async function statusPage({ bill, language, payUrl }: StatusPageInput): P
     (pending ? `<meta http-equiv="refresh" content="${STATUS_PAGE_REFRESH_S}">` : '') +
     `<title>${heading}</title><style>${STYLE}</style></head>` +
     `<body><main data-outcome="${outcome}"><h1>${heading}</h1>` +
+    (confirming ? `<p>${escapeHtml(stringsFor(language)!.confirming)}</p>` : '') +
     `<p>${escapeHtml(pending ? r.refreshes : t.lead[outcome])}</p>` +
     (outcome === 'paid' || pending ? '' : `<p>${escapeHtml(r.noMoney)}</p>`) +
     `<dl><dt>${escapeHtml(t.amount)}</dt><dd>${escapeHtml(formatAmount(bill.billAmount, language, bill.currency))}</dd>` +
     `<dt>${escapeHtml(t.reference)}</dt><dd>${escapeHtml(bill.merchantReference)}</dd></dl>` +
-    (pending && payUrl ? `<a class="pay" href="${escapeHtml(payUrl)}">${escapeHtml(r.pay)}</a>` : '') +
+    (pending && payUrl && !confirming ? `<a class="pay" href="${escapeHtml(payUrl)}">${escapeHtml(r.pay)}</a>` : '') +
     '</main></body></html>';
   return { html, csp: csp(await (styleHash ??= hashOf(STYLE))) };
 }

@@ -352,7 +352,7 @@ export function adminRoutes(s: Services): Hono {
       upstreamError(error);
     }
     const after = await s.refresher.news(billId, { reason: 'cancel' });
-    const answer: AdminCancelled = { cancelled: true, bill: after ? toBillView(after.bill) : null };
+    const answer: AdminCancelled = { cancelled: true, bill: after ? toBillView(after.bill, s.config.statuses.processing) : null };
     return c.json(answer);
   });
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError, serviceBusy } from '../../domain/errors.js';
 import { parseCreateRequest } from '../../domain/create/request.js';
+import { isProcessing } from '../../domain/status/outcome.js';
 import { ApiError } from '../errors.js';
 import { SERVICE_TIME_HEADER, stampBillServiceTime } from '../middleware/server-time.js';
 import { StoreUnavailableError } from '../../store/errors.js';
@@ -15,7 +16,6 @@ import type { VersionedView } from '../../domain/status/hub.js';
 import { amountDisplay, readJson } from '../amount-display.js';
 import { billForToken, jsonBody, servableForToken } from '../bill-access.js';
 import type { Services } from '../services.js';
-import { startedCookie } from '../started-here.js';
 import { statusStream } from '../sse/streams.js';
 import type { StatusStream } from '../sse/streams.js';
 
@@ -87,11 +87,7 @@ export function billRoutes(s: Services): Hono {
       else if (serviceNow) c.header(SERVICE_TIME_HEADER, String(serviceNow()));
       // The answer carries the bill's token: no cache may keep it.
       c.header('Cache-Control', 'no-store');
-      const cookie = startedCookie({
-        publicUrl: s.config.publicUrl, merchantReference: bill.merchantReference, expiredOn: bill.expiredOn,
-        graceMs: s.config.expiryGraceMs, now: s.now(),
-      });
-      if (cookie !== null) c.header('Set-Cookie', cookie);
+      s.started.mark(c, bill);
       const display = amountDisplay(bill, c.req.header('Accept-Language'));
       return c.json(display ? { ...bill, display } : bill, status);
     },
@@ -104,6 +100,8 @@ export function billRoutes(s: Services): Hono {
   // What is known now, at once; a requery runs behind it when the status is older than the window.
   const known = (c: Context, found: CachedBill) => {
     stampBillServiceTime(c, found.bill, s.now, serviceNow);
+    // The browser shown the bill is one that started it, whoever made it (a merchant's server, say).
+    s.started.mark(c, found.bill);
     s.refresher.refreshBehind(found.bill, 'poll');
     s.followUps.watchExpiry(found.bill);
     return json(c, readJson(found, c.req.header('Accept-Language')));
@@ -179,6 +177,9 @@ export function billRoutes(s: Services): Hono {
   app.post('/:billId/cancel', async (c) => {
     const { bill } = await billForToken(c, s);
     if (bill.outcome !== 'pending') throw new ApiError(409, 'not_cancellable', 'Only a pending bill can be cancelled.');
+    if (isProcessing(bill, s.config.statuses.processing)) {
+      throw new ApiError(409, 'not_cancellable', 'This bill is paid and its payment is being confirmed; it can no longer be cancelled.');
+    }
     try {
       await s.upstream.cancelBill(bill.billId);
     } catch (error) {
@@ -192,7 +193,7 @@ export function billRoutes(s: Services): Hono {
       throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
     }
     const after = await s.refresher.news(bill.billId, { reason: 'cancel' });
-    return c.json(toBillView(after?.bill ?? bill));
+    return c.json(toBillView(after?.bill ?? bill, s.config.statuses.processing));
   });
 
   return app;

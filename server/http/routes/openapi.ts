@@ -75,9 +75,11 @@ const HEADERS = {
   RetryAfter: { description: 'Seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   WwwAuthenticate: { description: 'Bearer realm="admin"', required: true, schema: { type: 'string' } },
   StartedCookie: {
-    description: `Marks the browser that created the bill, for that bill's return only: \`${STARTED_COOKIE}=1; Path=/api/hooks/return/{merchantReference}; ` +
+    description: `Marks the browser that created the bill or was shown it (its read, its pay link, its status page), for that bill's return only: ` +
+      `\`${STARTED_COOKIE}=1; Path=/api/hooks/return/{merchantReference}; ` +
       'Max-Age=…; HttpOnly; SameSite=Lax` (and `Secure` when PUBLIC_URL is https). It holds no secret. Its return then goes on to RETURN_URL; ' +
-      "a return without it is another device's (a phone that scanned the QR code). Send the create with credentials to keep it from another origin",
+      "a return without it is another device's (a phone that scanned the QR code). From another origin a fetch keeps it only when sent with credentials; " +
+      'a top-level navigation (the pay link, the status page) keeps it from any site',
     required: true,
     schema: { type: 'string', pattern: `^${STARTED_COOKIE}=1; Path=` },
   },
@@ -120,7 +122,7 @@ const adminToken = [{ adminToken: [] }];
 const open: never[] = [];
 
 /** The server-rendered checkout's answers (routes/checkout.ts): pages and images, not JSON. */
-const htmlPage = (description: string): Answer => ({ description, headers: headers('ServerTime'), content: { 'text/html': text } });
+const htmlPage = (description: string, ...extra: Header[]): Answer => ({ description, headers: headers('ServerTime', ...extra), content: { 'text/html': text } });
 const htmlNotFound = htmlPage('No such bill, or a missing or wrong token: the same HTML page');
 const image = (type: 'image/svg+xml' | 'image/png'): Answer => ({
   description: "The QR code of the bill's billUrl, dark on white with a quiet zone; Cache-Control: private, max-age=3600",
@@ -152,7 +154,32 @@ const serverRendered: Operation[] = [
     summary: 'What became of the payment, for a customer without JavaScript; it refreshes itself while the bill is pending',
     security: billToken,
     params: billPath,
-    responses: { 200: htmlPage('The page'), 404: htmlNotFound, 500: internal },
+    responses: { 200: htmlPage('The page; it marks this browser as one that started the bill (its return goes on to RETURN_URL)', 'StartedCookie'), 404: htmlNotFound, 500: internal },
+  },
+  {
+    method: 'get',
+    path: '/api/bills/{billId}/pay',
+    operationId: 'payBill',
+    tags: ['server-rendered'],
+    summary: 'The pay link of the server-rendered checkout: marks this browser as one that started the bill, then on to billUrl',
+    description: "What checkout.html's pay link (mode=button) opens, with or without JavaScript: the browser is marked (the create's cookie), so that its " +
+      'return from the pay page goes on to RETURN_URL whoever made the bill, and it is sent on to billUrl. A bill with nothing left to pay (final, or paid and ' +
+      "being confirmed), or whose billUrl is no page to send a browser to (https, or http on a loopback host, only), is answered the bill's status page instead. The QR code says billUrl " +
+      'itself: the phone that scans it is not marked.',
+    security: billToken,
+    params: billPath,
+    responses: {
+      200: htmlPage("Nothing to pay at billUrl (final, being confirmed, or not a page to send a browser to): the bill's status page, as status.html", 'StartedCookie'),
+      303: {
+        description: 'To billUrl',
+        headers: {
+          Location: { description: 'billUrl', required: true, schema: { type: 'string' } },
+          ...headers('CacheControl', 'ServerTime', 'StartedCookie'),
+        },
+      },
+      404: htmlNotFound,
+      500: internal,
+    },
   },
   {
     method: 'get',
@@ -214,7 +241,7 @@ const OPERATIONS: Operation[] = [
     security: billToken,
     params: billPath,
     responses: {
-      200: api('The bill (during a store outage: as this instance last saw it)', billView),
+      200: api("The bill (during a store outage: as this instance last saw it). It marks this browser as one that started the bill (sent with credentials from another origin)", billView, 'StartedCookie'),
       404: noSuchBill,
       500: internal,
       503: error('The store does not answer and this instance has not seen the bill (store_unavailable)', 'RetryAfter'),
@@ -502,8 +529,11 @@ const OPERATIONS: Operation[] = [
     tags: ['hooks'],
     summary: "The customer's return from the pay page: a requery (at most one per bill per REFRESH_WINDOW_MS), then on to RETURN_URL, or for another device a page that says the outcome",
     description: 'Registered as `redirectUrl` at create. Its token is derived one way from the callback token, so a customer who reads it cannot call the callback. Its query string, whatever it says, is ignored. ' +
-      "The browser that created the bill (it carries the create's `bc_started` cookie) goes on to RETURN_URL. Another device (a phone that scanned the QR code) " +
-      'goes to RETURN_OTHER_DEVICE_URL when it is set, else it is shown a page of the BFF that says the outcome in its language.',
+      "The browser that started the bill (it carries the `bc_started` cookie of its create, or of the bill's read, pay link or status page: whoever made the bill) " +
+      'goes on to RETURN_URL. Another device (a phone that scanned the QR code) goes to RETURN_OTHER_DEVICE_URL when it is set, else it is shown a page of the ' +
+      'BFF that says the outcome in its language. Outside production, localhost and 127.0.0.1 are one host: a return without the cookie, on PUBLIC_URL\'s name, ' +
+      'of a bill shown on the other name is sent once to the same return there (303), before the service is asked; answered there, a RETURN_URL on ' +
+      "PUBLIC_URL's host goes on with that name.",
     security: open,
     params: returnParams,
     cookies: returnCookies,
@@ -519,9 +549,10 @@ const OPERATIONS: Operation[] = [
       },
       303: {
         description: 'To RETURN_URL (the browser that started the bill) or RETURN_OTHER_DEVICE_URL (another device, with `device=other`), its query string kept, ' +
-          'with `billId`, `orderId` (an order\'s bill) and the `outcome` the BFF knows (`pending` when the service could not say)',
+          'with `billId`, `orderId` (an order\'s bill) and the `outcome` the BFF knows (`pending` when the service could not say); outside production, ' +
+          'to this return on the other loopback name, where the bill was shown',
         headers: {
-          Location: { description: 'RETURN_URL or RETURN_OTHER_DEVICE_URL with billId, orderId and outcome (and device=other)', required: true, schema: { type: 'string' } },
+          Location: { description: 'RETURN_URL or RETURN_OTHER_DEVICE_URL with billId, orderId and outcome (and device=other); or this return on the other loopback name', required: true, schema: { type: 'string' } },
           ...headers('CacheControl', 'ServerTime'),
         },
       },

@@ -43,8 +43,10 @@ export interface App {
   network: Pick<NetProxy, 'drop' | 'restore'> | null;
   /** Everything the process printed, for a failing test's message. */
   output(): string;
-  /** A control route of the sandbox: pay, decline or expire a bill without its page. */
-  control(billId: string, action: 'pay' | 'decline' | 'expire'): Promise<void>;
+  /** A control route of the sandbox: pay, decline or expire a bill without its page; confirm a processing one's payment. */
+  control(billId: string, action: 'pay' | 'confirm' | 'decline' | 'expire'): Promise<void>;
+  /** Sets faults of the sandbox (PUT /_control/faults), e.g. `{processingStep: true}`. */
+  faults(faults: Record<string, unknown>): Promise<void>;
   /**
    * POST /api/bills from outside a browser, with a ticket for the order minted here; answers the
    * bill with its token (a new one, or the one that already paid the order).
@@ -206,6 +208,10 @@ export async function startApp(options: StartOptions = {}): Promise<App> {
     async control(billId, action) {
       const res = await fetch(`${controlUrl}/_control/bills/${encodeURIComponent(billId)}/${action}`, { method: 'POST' });
       if (!res.ok) throw new Error(`sandbox ${action} ${billId}: HTTP ${res.status} ${await res.text()}`);
+    },
+    async faults(faults) {
+      const res = await fetch(`${controlUrl}/_control/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+      if (!res.ok) throw new Error(`sandbox faults: HTTP ${res.status} ${await res.text()}`);
     },
     async createBill(orderId) {
       const res = await fetch(`${url}/api/bills`, {

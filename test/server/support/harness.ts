@@ -158,7 +158,8 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   }
   const store = await openStore(config.databaseUrl);
   // Built as main.ts builds it: node:crypto's HMAC and node:http under the upstream client.
-  const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256, { privateKeyPem: config.upstream.privateKeyPem ?? null });
+  const { privateKeyPem = null, partnerId = null, channelId = null, tokenPath = null } = config.upstream;
+  const signer = await loadSigner(config.upstream.signer, (p) => import(p), nodeHmacSha256, { privateKeyPem, partnerId, channelId, tokenPath });
   const realHttp = nodeHttpClient();
   const upstream = createBillApi(config.upstream, {
     signer,
