@@ -72,6 +72,8 @@ const exemptions = [
   { files: ['admin/vite.config.ts'], rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('admin/x.ts')) }] } },
   // The server's rendering draws the element's own card: its templates and CSS, its QR encoder
   // (bundled for dist/server at build time), its URL check and its texts. Nothing else of the element.
+  // bill-checkout/server/render: rendering and order tickets, nothing that opens a store or calls the service.
+  { files: ['server/render.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [...restrictions('server/x.ts'), { regex: '^\\./(?!(http/render|domain/orders)/)', message: 'server/render.ts (bill-checkout/server/render) exports rendering and order tickets only: no store, no upstream client, no configuration.' }] }] } },
   { files: ['server/http/render/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('server/http/x.ts').map((p) => (p.regex === FOLDER('(widget|demo|admin)') ? { ...p, regex: `${FOLDER('(demo|admin)')}|${FOLDER('widget')}(?!(card/card|card/styles|qr-code|safe-url|strings)\\.js$)` } : p)) }] } },
 ];
 

@@ -16,10 +16,13 @@ type DemoServer = (input: { env: Record<string, string | undefined>; root: strin
 /** The demo's server part when it lies beside this entry (compiled or as TypeScript sources). */
 async function demoBeside(env: Record<string, string | undefined>): Promise<Pick<ServeBillCheckoutOptions, 'hooks' | 'routes' | 'pages'> | null> {
   if (env.NODE_ENV === 'production') return null;
-  const module = new URL('../demo/server/index.js', import.meta.url);
-  const source = new URL('../demo/server/index.ts', import.meta.url);
-  if (!existsSync(fileURLToPath(module)) && !existsSync(fileURLToPath(source))) return null;
-  const { demoServer } = (await import(module.href)) as { demoServer: DemoServer };
+  // In this entry's language (dist/server/demo/ or demo/), its URL made at run time: no bundler
+  // looks for a demo the package does not ship.
+  const beside = /^(.+\/)server\/main\.(js|ts)$/.exec(import.meta.url);
+  if (!beside) return null;
+  const demo = `${beside[1]}demo/server/index.${beside[2]}`;
+  if (!existsSync(fileURLToPath(demo))) return null;
+  const { demoServer } = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ demo)) as { demoServer: DemoServer };
   return demoServer({ env, root: packageRoot() });
 }
 

@@ -18,18 +18,12 @@ function sqlitePath(databaseUrl: string): string {
   return path === ':memory:' ? path : resolve(path);
 }
 
-/** The PostgreSQL store's module, which needs `pg`: an optional peer dependency, installed by the merchants who use it. */
-export async function postgresModule(): Promise<typeof import('./postgres.js')> {
-  try {
-    return await import('./postgres.js');
-  } catch (error) {
-    // Node and Bun: "Cannot find package 'pg'"; Deno: "Could not find package 'pg'" (or 'Import "pg" not a dependency').
-    const message = error instanceof Error ? error.message : '';
-    if (/['"]pg['"]/.test(message) && /cannot find|could not (find|resolve)|not a dependency/i.test(message)) {
-      throw new Error('PostgreSQL needs the pg package, which bill-checkout does not install by itself: npm install pg', { cause: error });
-    }
-    throw error;
-  }
+/**
+ * The PostgreSQL store's module, which loads `pg`: an optional peer dependency, installed by the
+ * merchants who use it. Without it this rejects with what to install (postgres/driver.ts).
+ */
+export function postgresModule(): Promise<typeof import('./postgres.js')> {
+  return import('./postgres.js');
 }
 
 async function migrated(store: Store): Promise<Store> {

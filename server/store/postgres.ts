@@ -11,14 +11,15 @@
 //
 // This file opens the pool and composes the store of its concerns, one file each in postgres/:
 // bills.ts, notices.ts, customers.ts, claims.ts and events.ts (LISTEN/NOTIFY); context.ts is what
-// they share. Its failures are classified by postgres/unavailable.ts.
+// they share. Its failures are classified by postgres/unavailable.ts. Its driver, pg, is loaded
+// when this module is (postgres/driver.ts): without pg installed, importing it fails with what to install.
 
-import pg from 'pg';
 import { migratePostgres } from './postgres-migrations.js';
 import { pgBills } from './postgres/bills.js';
 import { pgClaims } from './postgres/claims.js';
 import { pgContext } from './postgres/context.js';
 import { pgCustomers } from './postgres/customers.js';
+import { loadPg } from './postgres/driver.js';
 import { pgEvents } from './postgres/events.js';
 import { pgNotices } from './postgres/notices.js';
 import { pgUnavailable } from './postgres/unavailable.js';
@@ -26,6 +27,8 @@ import type { Store } from './types.js';
 import { classifyFailures } from './unavailable.js';
 
 export { pgUnavailable };
+
+const pg = await loadPg();
 
 export interface PostgresStoreOptions {
   /** Pool size (default 10). */

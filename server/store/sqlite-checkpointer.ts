@@ -5,22 +5,30 @@
 // A PASSIVE checkpoint elsewhere does not block the writer. Not too often either: the checkpoint's
 // fsync of the database file slows the writer's own WAL fsyncs while it runs (every 1 s measured
 // worse than every 5 s).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CheckpointResult, CheckpointWorkerData } from './sqlite-checkpoint-worker.js';
 import type { SqliteDriverName } from './sqlite-driver.js';
 
 /**
- * The worker: the compiled JavaScript beside this file; from the TypeScript sources (tests, `tsx`),
- * the .ts file behind tsx's loader, which a worker thread does not inherit from its parent (where
- * tsx does not load, as under Deno, the runtime is trusted to run TypeScript itself).
+ * The worker: the file beside this module, in its language. Compiled, the .js; from the TypeScript
+ * sources (tests, `tsx`), the .ts behind tsx's loader, which a worker thread does not inherit from
+ * its parent (where tsx does not load, as under Deno, the runtime is trusted to run TypeScript
+ * itself). The URL is made from this module's own at run time, never written out: a bundler then
+ * neither copies the worker without the modules it imports nor looks for a source file the
+ * package does not ship. In their bundles Turbopack and webpack point import.meta.url at the
+ * module's file in node_modules, so a bundled store still starts its worker there (the framework
+ * test checks it); a bundle that has no such path (null) runs SQLite's own checkpoints.
  */
-function startWorker(workerData: CheckpointWorkerData): Worker {
-  const compiled = new URL('./sqlite-checkpoint-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, { workerData });
-  const source = new URL('./sqlite-checkpoint-worker.ts', import.meta.url).href;
-  const loader = `import('tsx/esm/api').then(({ register }) => register(), () => undefined).then(() => import(${JSON.stringify(source)}))`;
+function startWorker(workerData: CheckpointWorkerData): Worker | null {
+  const self = new URL(import.meta.url);
+  self.search = '';
+  self.hash = '';
+  const beside = /^(.+\/)sqlite-checkpointer\.(js|ts)$/.exec(self.href);
+  if (!beside) return null;
+  const [, dir, language] = beside;
+  const worker = `${dir}sqlite-checkpoint-worker.${language}`;
+  if (language === 'js') return new Worker(new URL(worker), { workerData });
+  const loader = `import('tsx/esm/api').then(({ register }) => register(), () => undefined).then(() => import(${JSON.stringify(worker)}))`;
   return new Worker(loader, { eval: true, workerData });
 }
 
@@ -41,6 +49,10 @@ export interface CheckpointerOptions {
 
 export function startCheckpointer({ path, driver, intervalMs, onFailure, onCheckpoint }: CheckpointerOptions): Checkpointer {
   const worker = startWorker({ path, driver });
+  if (!worker) {
+    onFailure(`the checkpoint worker is not beside ${import.meta.url} (a bundle of its own)`);
+    return { close: async () => undefined };
+  }
   worker.unref();
   let failed = false;
   const fail = (error: string) => {

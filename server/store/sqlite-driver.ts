@@ -150,6 +150,15 @@ type BetterSqlite3Module = new (path: string, options?: { readonly?: boolean }) 
 
 const require = createRequire(import.meta.url);
 
+/**
+ * A driver's module, required when a database is first opened (openSqlite is synchronous). Out of a
+ * bundler's sight, as optional-peer.ts says why: better-sqlite3 may not be installed, and Bun's
+ * module is no file to resolve.
+ */
+function requireDriver(name: SqliteDriverName): unknown {
+  return require(/* webpackIgnore: true */ /* turbopackIgnore: true */ name);
+}
+
 type Loaded =
   | { name: 'bun:sqlite'; module: BunSqliteModule }
   | { name: 'node:sqlite'; module: NodeSqliteModule }
@@ -158,11 +167,11 @@ type Loaded =
 function load(name: SqliteDriverName): Loaded {
   switch (name) {
     case 'bun:sqlite':
-      return { name, module: require('bun:sqlite') as BunSqliteModule };
+      return { name, module: requireDriver(name) as BunSqliteModule };
     case 'node:sqlite':
-      return { name, module: require('node:sqlite') as NodeSqliteModule };
+      return { name, module: requireDriver(name) as NodeSqliteModule };
     case 'better-sqlite3':
-      return { name, module: require('better-sqlite3') as BetterSqlite3Module };
+      return { name, module: requireDriver(name) as BetterSqlite3Module };
   }
 }
 

@@ -4,41 +4,17 @@
 // TypeScript file and a React .tsx file; the admin page served from it. Also what the ecosystem's
 // own checkers say of it.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, freePort, npm, pack, ROOT, run } from './support/packed.js';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = join(ROOT, 'test/build/fixtures/consumer');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const ADMIN_TOKEN = 'package-test-admin-token-0123456789abcdef';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
-
-let built: Promise<void> | undefined;
-/** `npm run build` once for this file's tests: the tarball carries dist/. */
-function build(): Promise<void> {
-  built ??= (async () => {
-    const { build: buildAll } = (await import(pathToFileURL(join(ROOT, 'scripts/build.mjs')).href)) as { build: () => Promise<void> };
-    await buildAll();
-  })();
-  return built;
-}
 
 test('publint finds no error, and attw finds every entry resolvable for ESM consumers', { timeout: 300_000 }, async () => {
   await build();
@@ -53,17 +29,14 @@ test('publint finds no error, and attw finds every entry resolvable for ESM cons
       assert.ok(resolutions[kind]?.resolution?.fileName, `${entry} resolves for ${kind}`);
     }
   }
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './custom-elements.json', './package.json', './sandbox', './server']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './custom-elements.json', './package.json', './sandbox', './server', './server/render']);
 });
 
 test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, takes a payment, and the types check', { timeout: 600_000 }, async (t) => {
   await build();
   const dir = await mkdtemp(join(tmpdir(), 'bill-checkout-consumer-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const { stdout: packed } = await run(npm, ['pack', '--pack-destination', dir, '--json'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-  const [tarball] = JSON.parse(packed) as { filename: string; files: { path: string }[] }[];
-  const { filename, files } = tarball!;
-  const paths = files.map((f) => f.path);
+  const { tarball, paths } = await pack(dir);
   for (const needed of ['dist/bill-checkout.js', 'dist/bill-checkout.sri.txt', 'dist/bill-checkout.release.json', 'dist/server/server/index.js', 'dist/server/server/index.d.ts', 'dist/types/widget/index.d.ts', 'custom-elements.json']) {
     assert.ok(paths.includes(needed), `the tarball has ${needed}`);
   }
@@ -98,7 +71,7 @@ test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, ta
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, type: 'module' }));
   // A runtime without SQLite of its own (Node 20) needs better-sqlite3, which the merchant installs beside the package.
   const builtInSqlite = Number(process.versions.node.split('.')[0]) >= 22;
-  const packages = [join(dir, filename), ...(builtInSqlite ? [] : ['better-sqlite3'])];
+  const packages = [tarball, ...(builtInSqlite ? [] : ['better-sqlite3'])];
   await run(npm, ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
   for (const tool of ['tsx', 'esbuild', 'typescript']) {
     await assert.rejects(readFile(join(app, 'node_modules', tool, 'package.json')), `${tool} is not installed for production`);

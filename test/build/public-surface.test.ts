@@ -1,5 +1,6 @@
 // What `bill-checkout/server` exports, values and types, is the README's list ("The server's public
 // surface") and nothing else: a name added or dropped in server/index.ts without the README fails here.
+// So is what its light entry, `bill-checkout/server/render`, exports (server/render.ts).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,4 +52,17 @@ test('bill-checkout/server exports exactly the README\'s list', () => {
   for (const name of ['createBudget', 'parseJsonLossless', 'createdBillSchema', 'createServiceClock', 'MIN_SECRET_LENGTH']) {
     assert.ok(!exported.has(name), name);
   }
+});
+
+test('bill-checkout/server/render exports exactly the README\'s names, each also bill-checkout/server\'s', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('`bill-checkout/server/render` exports ');
+  assert.ok(start >= 0, 'README says what bill-checkout/server/render exports');
+  const sentence = readme.slice(start, readme.indexOf('(', start));
+  const listed = [...sentence.matchAll(/`([A-Za-z][A-Za-z0-9]*)`/g)].map((m) => m[1]!).sort();
+  const { values, types } = exportsOf(join(root, 'server/render.ts'));
+  assert.deepEqual([...values, ...types].sort(), listed);
+  const server = exportsOf(join(root, 'server/index.ts'));
+  for (const name of values) assert.ok(server.values.has(name), name);
+  for (const name of types) assert.ok(server.types.has(name), name);
 });

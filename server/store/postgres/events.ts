@@ -2,11 +2,13 @@
 // own per listener, which connects again by itself; NOTIFY through the pool; and the store's own
 // announcements of the status changes it commits, several in one NOTIFY (coalesce.ts).
 
-import pg from 'pg';
-import type { ClientConfig, Pool } from 'pg';
+import type { Client, ClientConfig, Pool } from 'pg';
 import { coalesce } from '../coalesce.js';
 import type { StoreEvents } from '../types.js';
 import { named } from './context.js';
+import { loadPg } from './driver.js';
+
+const pg = await loadPg();
 
 /** One entry of a status announcement (StoreEvents.statusAnnouncements). */
 export interface StatusChange {
@@ -44,7 +46,7 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
     },
     async listen(channel, onMessage, onResumed) {
       let stopped = false;
-      let client: pg.Client | null = null;
+      let client: Client | null = null;
       const connect = async (): Promise<void> => {
         const c = new pg.Client(clientConfig);
         c.on('notification', (n) => {
