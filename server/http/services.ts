@@ -15,6 +15,7 @@ import type { Refresher } from '../domain/status/refresher.js';
 import type { Store } from '../store/types.js';
 import type { BillApi } from '../upstream/types.js';
 import type { SseTransport } from './sse/sse-transport.js';
+import type { StartedMarks } from './started-here.js';
 import type { StreamRegistry } from './sse/streams.js';
 
 /** What the route groups share; built once by createBillCheckout. */
@@ -49,4 +50,6 @@ export interface Services {
   /** The `retry:` of every event stream: how long a client waits before reconnecting, ms. */
   sseRetryMs: number;
   sse: SseTransport;
+  /** Marks the browser that started a bill, for its return (started-here.ts). */
+  started: StartedMarks;
 }

@@ -6,7 +6,10 @@
 // - JavaScript on: the element takes the markup over without moving anything (every part's box the
 //   same before and after, and no layout-shift entry where the engine has them), and the payment
 //   shows as on any page;
-// - qr.svg drawn by the engine and qr.png read by zbarimg; a printed page (Chromium's PDF, rasterized by Ghostscript) too.
+// - qr.svg drawn by the engine and qr.png read by zbarimg; a printed page (Chromium's PDF, rasterized by Ghostscript) too;
+// - the same-phone return (issue 43): the bill made by the merchant's server, paid on the phone that
+//   was shown it, lands on RETURN_URL with JavaScript and without; the phone that scans the QR code
+//   is told the outcome by the BFF's other-device page (Chromium).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -15,10 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import type { BillView } from '../../contract/bill-view.js';
+import { checkoutStyleHash, renderCheckout } from '../../server/http/render/checkout.js';
+import { RETURN_PAGE_TEXTS } from '../../server/http/return-page.js';
 import { en } from '../../widget/strings.js';
 import { selectedEngines } from '../engines/engines.mjs';
 import { startApp, type App } from './support/app.js';
-import { launch } from './support/browser.js';
+import { launch, PHONE } from './support/browser.js';
 import { launchEngine, type EngineBrowser, type EnginePage } from './support/engine-page.js';
 
 const run = promisify(execFile);
@@ -29,8 +35,10 @@ let orders = 0;
 
 /**
  * The merchant's server: `/checkout?bill=&token=&mode=&js=` renders a page holding the BFF's
- * fragment (fetched as a PHP or Python server would) under its own CSP; everything under /api, the
- * drop-in and its on-demand modules are passed on to the BFF, so that the page's origin is the API's.
+ * fragment (fetched as a PHP or Python server would) under its own CSP; with `endpoint=self`, its
+ * own renderCheckout with the element's endpoint on the page's origin (`/api`). Everything under
+ * /api, the drop-in and its on-demand modules are passed on to the BFF, so that the page's origin is
+ * the API's. `/thanks` is RETURN_URL.
  */
 async function startMerchant(): Promise<{ url: string; close(): Promise<void>; bff: string }> {
   const merchantSide = { url: '', bff: '', close: async () => undefined };
@@ -40,8 +48,19 @@ async function startMerchant(): Promise<{ url: string; close(): Promise<void>; b
       const url = new URL(req.url ?? '/', 'http://merchant');
       if (url.pathname === '/checkout') {
         const bill = url.searchParams.get('bill')!;
-        const fragment = await fetch(`${bff}/api/bills/${encodeURIComponent(bill)}/checkout.html?token=${encodeURIComponent(url.searchParams.get('token')!)}&mode=${url.searchParams.get('mode') ?? 'qr'}`);
-        const styleSrc = /style-src ([^;]+)/.exec(fragment.headers.get('content-security-policy') ?? '')![1]!;
+        const token = url.searchParams.get('token')!;
+        const mode = url.searchParams.get('mode') === 'button' ? 'button' : 'qr';
+        let fragment: { status: number; text(): Promise<string>; styleSrc: string };
+        if (url.searchParams.get('endpoint') === 'self') {
+          const read = await fetch(`${bff}/api/bills/${encodeURIComponent(bill)}?token=${encodeURIComponent(token)}`);
+          const html = await renderCheckout((await read.json()) as BillView, { token, endpoint: '/api', mode });
+          fragment = { status: read.status, text: async () => html, styleSrc: await checkoutStyleHash() };
+        } else {
+          const answer = await fetch(`${bff}/api/bills/${encodeURIComponent(bill)}/checkout.html?token=${encodeURIComponent(token)}&mode=${mode}`);
+          const styleSrc = /style-src ([^;]+)/.exec(answer.headers.get('content-security-policy') ?? '')![1]!;
+          fragment = { status: answer.status, text: () => answer.text(), styleSrc };
+        }
+        const styleSrc = fragment.styleSrc;
         const script = url.searchParams.get('js') === '1' ? '<script type="module" src="/bill-checkout.js"></script>' : '';
         res.writeHead(fragment.status, {
           'content-type': 'text/html; charset=utf-8',
@@ -52,13 +71,21 @@ async function startMerchant(): Promise<{ url: string; close(): Promise<void>; b
 <title>Pay</title><link rel="stylesheet" href="/merchant.css"></head><body><main><h1>Your order</h1>${await fragment.text()}<p id="below">Thanks for shopping.</p></main>${script}</body></html>`);
         return;
       }
+      if (url.pathname === '/thanks') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><html lang="en"><meta charset="utf-8"><title>Thanks</title><h1 id="thanks">Thank you</h1></html>');
+        return;
+      }
       if (url.pathname === '/merchant.css') {
         res.writeHead(200, { 'content-type': 'text/css' });
         res.end('body{margin:0;font:16px/1.5 system-ui,sans-serif}main{max-width:28rem;margin:0 auto;padding:1rem}');
         return;
       }
       // Everything else is the BFF's (the API, its event streams, the drop-in).
-      const upstream = await fetch(`${bff}${req.url}`, { method: req.method, headers: { accept: req.headers.accept ?? '*/*', 'accept-language': req.headers['accept-language'] ?? 'en' } });
+      // As a proxy does: a redirect is the browser's to follow.
+      const upstream = await fetch(`${bff}${req.url}`, {
+        method: req.method, redirect: 'manual', headers: { accept: req.headers.accept ?? '*/*', 'accept-language': req.headers['accept-language'] ?? 'en' },
+      });
       const headers: Record<string, string> = {};
       upstream.headers.forEach((value, name) => {
         if (!['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name)) headers[name] = value;
@@ -88,7 +115,7 @@ async function startMerchant(): Promise<{ url: string; close(): Promise<void>; b
 
 before(async () => {
   merchant = await startMerchant();
-  app = await startApp({ env: { ALLOWED_ORIGINS: merchant.url } });
+  app = await startApp({ env: { ALLOWED_ORIGINS: merchant.url, RETURN_URL: `${merchant.url}/thanks` } });
   merchant.bff = app.url;
   shots = await mkdtemp(join(tmpdir(), 'server-rendered-'));
 });
@@ -104,8 +131,8 @@ async function newBill(): Promise<{ billId: string; token: string; billUrl: stri
   return { ...bill, billUrl: read.billUrl };
 }
 
-const pageUrl = (bill: { billId: string; token: string }, mode: 'qr' | 'button', js: boolean) =>
-  `${merchant.url}/checkout?bill=${encodeURIComponent(bill.billId)}&token=${encodeURIComponent(bill.token)}&mode=${mode}&js=${js ? 1 : 0}`;
+const pageUrl = (bill: { billId: string; token: string }, mode: 'qr' | 'button', js: boolean, endpoint: 'bff' | 'self' = 'bff') =>
+  `${merchant.url}/checkout?bill=${encodeURIComponent(bill.billId)}&token=${encodeURIComponent(bill.token)}&mode=${mode}&js=${js ? 1 : 0}&endpoint=${endpoint}`;
 
 /** What zbarimg reads off a PNG. */
 async function decodeQr(png: Buffer, name: string): Promise<string> {
@@ -172,7 +199,7 @@ for (const engine of selectedEngines()) {
     });
     after(() => browser?.close());
 
-    test('JavaScript off: the QR code says billUrl off the screen; the pay link goes to billUrl; the status link shows the outcome', async () => {
+    test('JavaScript off: the QR code says billUrl off the screen; the pay link leads to billUrl through the BFF; the status link shows the outcome', async () => {
       const bill = await newBill();
       await withPage(browser, false, async (page) => {
         await page.goto(pageUrl(bill, 'qr', false));
@@ -181,7 +208,11 @@ for (const engine of selectedEngines()) {
       await withPage(browser, false, async (page) => {
         await page.goto(pageUrl(bill, 'button', false));
         const statusUrl = await page.evaluate(partAttribute, 'status-link', 'href').catch(() => null);
-        assert.equal(await page.evaluate(partAttribute, 'pay-button', 'href'), bill.billUrl, 'the pay link goes to billUrl');
+        // Through the BFF, which marks the browser that started the bill (its return goes on to RETURN_URL), then on to billUrl.
+        const payUrl = await page.evaluate(partAttribute, 'pay-button', 'href');
+        assert.equal(payUrl, `${app.url}/api/bills/${encodeURIComponent(bill.billId)}/pay?token=${encodeURIComponent(bill.token)}`, 'the pay link goes through the BFF');
+        const via = await fetch(payUrl, { redirect: 'manual' });
+        assert.deepEqual([via.status, via.headers.get('location')], [303, bill.billUrl], 'the pay link leads to billUrl');
         assert.ok(statusUrl, 'the status link is shown without JavaScript');
         await app.control(bill.billId, 'pay');
         // The page says what the BFF knows; opened again (it also asks again by itself while pending) it says paid.
@@ -243,6 +274,49 @@ test('a printed server-rendered checkout (Chromium\'s PDF, rasterized) shows the
     assert.doesNotMatch(text, /Copy link|Waiting for payment/, 'the controls and the live status are not printed');
     await run('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-sDEVICE=png16m', '-r150', `-sOutputFile=${join(shots, 'print.png')}`, pdf]);
     assert.equal(await decodeQr(await readFile(join(shots, 'print.png')), 'print-read'), bill.billUrl, 'the printed QR code says billUrl');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the same phone, whoever made the bill: paid from the server-rendered checkout with and without JavaScript, it lands on RETURN_URL; the phone that scans the QR code gets the other-device page (Chromium)', async () => {
+  const browser = await launch();
+  try {
+    // Without JavaScript: the fragment's pay link (the BFF on another origin). With it: the element reads the bill on the page's origin, then its own pay button.
+    for (const js of [false, true]) {
+      const bill = await newBill();
+      const ctx = await browser.newContext({ ...PHONE, javaScriptEnabled: js, locale: 'en-US' });
+      try {
+        const page = await ctx.newPage();
+        await page.goto(pageUrl(bill, 'button', js, js ? 'self' : 'bff'));
+        if (js) await page.waitForFunction(tookOver);
+        await page.locator('bill-checkout [part~="pay-button"]').click();
+        await page.waitForURL((u) => u.href === bill.billUrl);
+        await page.locator('button.pay').click();
+        await page.waitForURL((u) => u.pathname === '/thanks');
+        const landed = new URL(page.url());
+        assert.equal(landed.origin, merchant.url, `JavaScript ${js ? 'on' : 'off'}: RETURN_URL`);
+        assert.deepEqual([landed.searchParams.get('billId'), landed.searchParams.get('outcome')], [bill.billId, 'paid']);
+      } finally {
+        await ctx.close();
+      }
+    }
+
+    // A desktop shows the QR code of a bill; a phone of its own scans it (billUrl) and pays.
+    const shown = await newBill();
+    const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const phone = await browser.newContext(PHONE);
+    try {
+      await (await desktop.newPage()).goto(pageUrl(shown, 'qr', true, 'self'));
+      const page = await phone.newPage();
+      await page.goto(shown.billUrl);
+      await page.locator('button.pay').click();
+      await page.waitForURL((u) => u.pathname.includes('/api/hooks/return/'));
+      await page.getByText(RETURN_PAGE_TEXTS.en.back).waitFor();
+      assert.equal(new URL(page.url()).origin, app.url, "the BFF's page for another device, not the shop");
+    } finally {
+      await Promise.all([desktop.close(), phone.close()]);
+    }
   } finally {
     await browser.close();
   }

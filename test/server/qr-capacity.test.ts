@@ -49,9 +49,12 @@ test('renderCheckout: a URL too long for a QR code is drawn as the pay link, eve
   for (const mode of [undefined, 'qr', 'button'] as const) {
     const markup = await renderCheckout(bill, { token: 't', now, ...(mode ? { mode } : {}) });
     assert.match(markup, / mode="button" locale="en">/, `${mode}: the element is told what the server drew`);
-    assert.ok(markup.includes(`<a part="pay-button" class="primary" href="${href}">`), `${mode}: the pay link`);
+    // Through the BFF's pay route, which sends the browser on to billUrl.
+    assert.ok(markup.includes('<a part="pay-button" class="primary" href="/api/bills/B1/pay?token=t">'), `${mode}: the pay link`);
     assert.doesNotMatch(markup, /part="qr"/);
   }
+  const direct = await renderCheckout(bill, { token: 't', now, payUrl: null });
+  assert.ok(direct.includes(`<a part="pay-button" class="primary" href="${href}">`), 'payUrl: null, billUrl itself');
   // One byte below the capacity still draws the QR code.
   const fits = { ...bill, billUrl: `https://pay.example/${'a'.repeat(QR_MAX_BYTES - 20)}` };
   assert.equal(qrBytes(fits.billUrl), QR_MAX_BYTES);
@@ -101,14 +104,17 @@ test('over HTTP: a non-ASCII billUrl too long for a QR code is taken; checkout.h
   assert.equal(read.status, 200);
 
   const r = routes(h, bill);
+  const payLink = `${h.url}/api/bills/${encodeURIComponent(bill.billId)}/pay?token=${encodeURIComponent(bill.token)}`;
   for (const query of ['', '&mode=qr', '&mode=button', '&locale=id']) {
     const res = await r.html(query);
     assert.equal(res.status, 200, `checkout.html?…${query}`);
     const body = await res.text();
     assert.match(body, / mode="button" locale="[a-z]+">/, query);
-    assert.ok(body.includes(`<a part="pay-button" class="primary" href="${href}">`), `${query}: the pay link`);
+    assert.ok(body.includes(`<a part="pay-button" class="primary" href="${payLink}">`), `${query}: the pay link`);
     assert.doesNotMatch(body, /part="qr"/, query);
   }
+  const pay = await h.request(payLink.slice(h.url.length));
+  assert.deepEqual([pay.status, pay.headers.get('location')], [303, href], 'the pay link leads to billUrl');
   for (const name of ['qr.svg', 'qr.png'] as const) {
     const res = await r.image(name);
     assert.equal(res.status, 404, name);

@@ -58,7 +58,12 @@ test('renderCheckout: the card in a declarative shadow root, every value the ser
   assert.doesNotMatch(markup, /statusName|Pending/);
 
   const button = await renderCheckout(bill, { token: 't', now, mode: 'button', locale: 'id', endpoint: 'https://pay.shop.example/api', cancellable: true });
-  assert.match(button, /<a part="pay-button" class="primary" href="https:\/\/pay\.example\/bill\/B1\?a=1&#38;b=2">Bayar sekarang<\/a>/);
+  // The pay link goes through the BFF's pay route (it marks the browser that started the bill, then sends it to billUrl).
+  assert.match(button, /<a part="pay-button" class="primary" href="https:\/\/pay\.shop\.example\/api\/bills\/B%3Cimg%20src%3Dx%20onerror%3Dalert\(1\)%3E%22&#39;%26\/pay\?token=t">Bayar sekarang<\/a>/);
+  const direct = await renderCheckout(bill, { token: 't', now, mode: 'button', payUrl: null });
+  assert.match(direct, /<a part="pay-button" class="primary" href="https:\/\/pay\.example\/bill\/B1\?a=1&#38;b=2">/, 'payUrl: null links billUrl itself');
+  const app = await renderCheckout({ ...bill, billUrl: 'myapp://pay?b=1' }, { token: 't', now, mode: 'button', allowedSchemes: 'myapp' });
+  assert.match(app, /<a part="pay-button" class="primary" href="myapp:\/\/pay\?b=1">/, "an app's link is linked as it is");
   assert.match(button, / endpoint="https:\/\/pay\.shop\.example\/api" mode="button" locale="id" cancellable>/);
   assert.match(button, /<button part="cancel-button" data-focus>Batalkan<\/button>/);
   assert.doesNotMatch(button, /part="qr"/);

@@ -39,6 +39,13 @@ export interface RenderCheckoutOptions {
    * `endpoint` (`/bills/:billId/status.html?token=…`). `null`: none.
    */
   statusUrl?: string | null;
+  /**
+   * Where the pay link (`mode: 'button'`) goes; by default the BFF's pay route under `endpoint`
+   * (`/bills/:billId/pay?token=…`), which marks this browser as the one that started the bill (its
+   * return from the pay page then goes on to RETURN_URL) and sends it on to billUrl. `null`: billUrl
+   * itself. A billUrl of one of `allowedSchemes` (an app's) is always linked as it is.
+   */
+  payUrl?: string | null;
 }
 
 /** The `<style>` the markup carries: the card's CSS and what only the server's markup needs. */
@@ -100,9 +107,11 @@ export async function renderCheckout(bill: BillView, options: RenderCheckoutOpti
   // 18 KB once percent-encoded) is shown as the pay link: the bill is payable through it all the same.
   const mode = options.mode === 'button' || (url !== null && !qrFits(url)) ? 'button' : 'qr';
   const now = options.now ?? Date.now();
+  const billPath = `${endpoint}/bills/${encodeURIComponent(bill.billId)}`;
   const statusUrl = options.statusUrl === undefined
-    ? `${endpoint}/bills/${encodeURIComponent(bill.billId)}/status.html?token=${encodeURIComponent(options.token)}`
+    ? `${billPath}/status.html?token=${encodeURIComponent(options.token)}`
     : options.statusUrl;
+  const payUrl = options.payUrl === undefined ? `${billPath}/pay?token=${encodeURIComponent(options.token)}` : options.payUrl;
   const expiry = new Date(bill.expiredOn);
   const host: CardHost = {
     billId: bill.billId,
@@ -121,7 +130,8 @@ export async function renderCheckout(bill: BillView, options: RenderCheckoutOpti
       requireGCAmount: bill.requireGCAmount === null ? null : formatAmount(bill.requireGCAmount, locale),
     },
     _showing: mode,
-    _url: (view) => safeUrl(view.billUrl, schemes),
+    // The pay link through the BFF when billUrl is a web page it may send the browser to; the QR code says billUrl itself.
+    _url: (view) => (mode === 'button' && payUrl !== null && safeUrl(view.billUrl) !== null ? payUrl : safeUrl(view.billUrl, schemes)),
     _qr: (url) => qrCode(url),
     _expiry: html`<p part="expiry" class="print">${t.payBy}: <time datetime=${expiry.toISOString()}>${expiryText(bill.expiredOn, locale, options.timeZone ?? 'UTC')}</time></p>`,
     _after: statusUrl === null

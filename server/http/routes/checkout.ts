@@ -4,7 +4,10 @@
 // - checkout.html: the fragment of renderCheckout, for a merchant's server to put in its page;
 // - qr.svg, qr.png: the QR code of billUrl as images (print, e-mail), privately cacheable; a URL
 //   too long for one QR code answers 404 qr_too_long (checkout.html shows its pay link instead);
-// - status.html: what became of the payment, for a customer without JavaScript.
+// - status.html: what became of the payment, for a customer without JavaScript;
+// - pay: the pay link of checkout.html, through the BFF: it marks the browser as the one that
+//   started the bill (started-here.ts), so that its return goes on to RETURN_URL, then sends it to
+//   billUrl; it answers the status page when there is nothing left to pay there.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
@@ -109,8 +112,10 @@ export function checkoutRoutes(s: Services): Hono {
     return c.html(html, 200);
   }));
 
-  app.get('/:billId/status.html', page(async (c, found) => {
+  /** The status page of the bill; opened by the checkout's links, on the device that shows it, which it marks. */
+  const status = async (c: Context, found: CachedBill) => {
     const view = found.view;
+    s.started.mark(c, found.bill);
     const result = await statusPage({
       bill: view,
       language: headerLanguage(c.req.header('accept-language')),
@@ -120,6 +125,18 @@ export function checkoutRoutes(s: Services): Hono {
     c.header('Content-Security-Policy', result.csp);
     c.header('X-Frame-Options', 'SAMEORIGIN');
     return c.html(result.html, 200);
+  };
+
+  app.get('/:billId/status.html', page(status));
+
+  app.get('/:billId/pay', page(async (c, found) => {
+    const view = found.view;
+    // Only to a page a browser may be sent to (billUrl as the element checks it, http(s) only); a
+    // paid bill being confirmed is not paid twice: the status page says what became of it.
+    const url = view.isFinal || view.processing === true ? null : safeUrl(view.billUrl);
+    if (url === null) return status(c, found);
+    s.started.mark(c, found.bill);
+    return c.redirect(url, 303);
   }));
 
   app.get('/:billId/qr.svg', image(async (c, url) => {

@@ -29,7 +29,7 @@ export const returnParams = z.object({
 });
 /** The mark of the browser that started the bill (started-here.ts). */
 export const returnCookies = z.object({
-  [STARTED_COOKIE]: z.enum(['1']).optional().describe('Set by the create: this browser started the bill'),
+  [STARTED_COOKIE]: z.enum(['1']).optional().describe("Set by the create, the bill's read, its pay link or its status page: this browser started the bill, or was shown it"),
 });
 
 /** Bills whose return asked the service lately, and when: kept to one window, at most this many. */
@@ -40,8 +40,8 @@ const MAX_REMEMBERED = 10_000;
  * landed, so it asks the service even if a poll did a moment ago), but a hint anyone can repeat: it
  * asks at most once per bill per refresh window (however often the URL is opened) and never retries
  * on its own behalf. Then, with the outcome it knows: the browser that started the bill (its
- * cookie, started-here.ts) on to RETURN_URL; another device to RETURN_OTHER_DEVICE_URL, or a page
- * of ours that says what happened (return-page.ts).
+ * cookie, started-here.ts: it created the bill or was shown it) on to RETURN_URL; another device
+ * to RETURN_OTHER_DEVICE_URL, or a page of ours that says what happened (return-page.ts).
  */
 export function returnRoutes(s: Services): Hono {
   const app = new Hono();
@@ -77,6 +77,14 @@ export function returnRoutes(s: Services): Hono {
       return c.html(WAIT_PAGE, 503);
     }
     if (!bill || !constantTimeEqual(given, await returnToken(bill.hookToken))) return c.html(NOT_FOUND_PAGE, 404);
+    const started = startedHere(c);
+    // Development: the bill was shown on another loopback name than PUBLIC_URL's, where its mark is.
+    // Once, before asking the service: the return there decides, and goes no farther.
+    const there = started ? null : s.started.elsewhere(c, bill.merchantReference);
+    if (there !== null) {
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(there, 303);
+    }
     let outcome: Outcome = 'pending';
     let known: StoredBill = bill;
     if (bill.billId !== null) {
@@ -101,7 +109,7 @@ export function returnRoutes(s: Services): Hono {
     if (bill.billId !== null) params.push(['billId', bill.billId]);
     if (bill.orderId !== null) params.push(['orderId', bill.orderId]);
     params.push(['outcome', outcome]);
-    if (startedHere(c)) return c.redirect(withParams(s.config.returnUrl, params), 303);
+    if (started) return c.redirect(withParams(s.started.returnUrl(c), params), 303);
     // Another device (a phone that scanned the QR code): the merchant's page for it, or ours. Never
     // the merchant's checkout page, which would greet it with a fresh cart.
     if (s.config.returnOtherDeviceUrl !== null) {
