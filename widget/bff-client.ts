@@ -90,9 +90,13 @@ export class BffClient {
     return this.#call(this.#path(ref, '/cancel'), signal, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, true);
   }
 
-  /** The URL of the bill's Server-Sent Events. */
-  _eventsUrl(ref: BillRef): string {
-    return this.#base + this.#path(ref, '/events');
+  /**
+   * The URL of the bill's `/events` (its Server-Sent Events) or `/pay` (the pay link: the BFF marks
+   * this browser as the one that started the bill, so its return goes on to RETURN_URL, then sends
+   * it on to billUrl).
+   */
+  _at(ref: BillRef, suffix: '/events' | '/pay'): string {
+    return this.#base + this.#path(ref, suffix);
   }
 
   #path({ billId, token }: BillRef, suffix: string): string {

@@ -350,6 +350,11 @@ export class BillCheckout extends LitElement {
     this.dispatchEvent(new BillErrorEvent(error as Error));
   }
 
+  /** A web bill URL is paid through the BFF (BffClient._at); an app's own scheme is opened as it is. */
+  private _pay(url: string): string {
+    return safeUrl(url) && this.#ref ? this.#client!._at(this.#ref, '/pay') : url;
+  }
+
   private _url(view: BillView): string | null {
     return safeUrl(view.billUrl, parseSchemes(this.allowedSchemes));
   }

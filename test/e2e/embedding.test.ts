@@ -24,7 +24,8 @@ test('variants page: button mode on a desktop, and a theme set only through cust
     const button = page.locator('#button-slot bill-checkout [part~="pay-button"]');
     await button.waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('#button-slot bill-checkout [part~="qr"]').count(), 0);
-    assert.match(await button.getAttribute('href') ?? '', /\/pay\//);
+    // Through the BFF's pay link, which sends the browser on to billUrl.
+    assert.match(await button.getAttribute('href') ?? '', /\/api\/bills\/[^/]+\/pay\?token=/);
 
     const themed = page.locator('#theme-slot bill-checkout');
     await themed.locator('[part~="qr"]').waitFor({ timeout: 10_000 });

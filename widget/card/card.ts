@@ -40,6 +40,8 @@ export interface CardHost {
   _showing: 'qr' | 'button';
   /** The bill URL if it is safe to show, else null. */
   _url(bill: BillView): string | null;
+  /** The pay link of a (safe) bill URL; the server's markup has its own in `_url`. */
+  _pay?(url: string): string;
   /** The QR code of a (safe) bill URL. */
   _qr(url: string): QrPath;
   /**
@@ -124,7 +126,7 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
           ? html`<svg part="qr" role="img" aria-label=${s.qrLabel} viewBox="0 0 ${qr.size} ${qr.size}"
           shape-rendering="crispEdges"><rect width=${qr.size} height=${qr.size}></rect><path d=${qr.d}></path></svg>
         <p class="muted">${s.scan}</p>`
-          : html`<a part="pay-button" class="primary" href=${url}>${s.pay}</a>`}
+          : html`<a part="pay-button" class="primary" href=${c._pay?.(url) ?? url}>${s.pay}</a>`}
       ${c._expiry}
       ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
       <p part="status">${s.waiting}</p>

@@ -106,7 +106,7 @@ export class StatusController implements ReactiveController {
   }
 
   #open(target: Target): void {
-    const source = new target._EventSource(target._client._eventsUrl(target._ref));
+    const source = new target._EventSource(target._client._at(target._ref, '/events'));
     this.#source = source;
     source.addEventListener('status', (event) => {
       const view = parseView((event as MessageEvent<string>).data);
