@@ -63,6 +63,26 @@ export interface RequestSpec {
   requestId?: string;
 }
 
+/** One exchange's signal: aborted after `timeoutMs` (then `timedOut()`) or with the caller's; `end()` when it is over. */
+function exchangeSignal(timeoutMs: number, callerSignal: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, timeoutMs);
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => expired,
+    end: () => {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}
+
 export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -109,19 +129,12 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     if (spec.body !== null) own.push(['Content-Type', 'application/json']);
     const headers: Record<string, string> = { ...Object.fromEntries(own.filter(([name]) => !named.has(name.toLowerCase()))), ...decoration };
 
-    const controller = new AbortController();
-    let timedOutNow = false;
-    const timer = setTimeout(() => {
-      timedOutNow = true;
-      controller.abort();
-    }, config.timeoutMs);
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const exchange = exchangeSignal(config.timeoutMs, callerSignal);
     try {
       if (callerSignal?.aborted) return fail(abortError(op, false));
       const sentAt = options.clock.local();
       const res = await options.http(url.href, {
-        method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: controller.signal, redirect: 'manual',
+        method: spec.method.toUpperCase(), headers, body: spec.body ?? undefined, signal: exchange.signal, redirect: 'manual',
       });
       const receivedAt = options.clock.local();
       const dateHeader = res.headers.get('date');
@@ -134,7 +147,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       } catch (err) {
         // The answer came and its body cannot be read as sent: an unreadable answer, not a cut connection.
         const coding = res.headers.get('content-encoding')?.trim();
-        if (controller.signal.aborted || !coding || /^identity$/i.test(coding)) throw err;
+        if (exchange.signal.aborted || !coding || /^identity$/i.test(coding)) throw err;
         return fail(undecodable(op, res.status, coding, err, clean));
       }
       const result = classifyResponse(spec, {
@@ -144,11 +157,10 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       return result.ok ? { ok: true, answer: { ...result.answer, sentAt, dateHeader } } : result;
     } catch (err) {
       if (callerSignal?.aborted) return fail(abortError(op, op === 'create', err));
-      if (timedOutNow) return fail(timedOut(op, url, config.timeoutMs, err));
+      if (exchange.timedOut()) return fail(timedOut(op, url, config.timeoutMs, err));
       return fail(unreachable(op, url, err));
     } finally {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      exchange.end();
     }
   }
 
@@ -160,14 +172,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     const op = spec.operation;
     const url = new URL(base + (request.path.startsWith('/') ? request.path : `/${request.path}`));
     await turn(spec, callerSignal);
-    const controller = new AbortController();
-    let timedOutNow = false;
-    const timer = setTimeout(() => {
-      timedOutNow = true;
-      controller.abort();
-    }, config.timeoutMs);
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const exchange = exchangeSignal(config.timeoutMs, callerSignal);
     const method = request.method.toUpperCase();
     try {
       if (callerSignal?.aborted) throw abortError(op, false);
@@ -175,7 +180,7 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       const res = await options.http(url.href, {
         method,
         headers: { Accept: 'application/json', ...(request.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...request.headers },
-        body: request.body, signal: controller.signal, redirect: 'manual',
+        body: request.body, signal: exchange.signal, redirect: 'manual',
       });
       options.clock.observe(res.headers.get('date'), sentAt, options.clock.local());
       options.budget.answered(op, res.status, retryAfterMs(res.headers.get('retry-after')));
@@ -184,13 +189,12 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
       if (err instanceof BillApiError) throw err;
       if (callerSignal?.aborted) throw abortError(op, false, err);
       // Retryable as any exchange without an answer, and never an unknown outcome: nothing of `spec` left.
-      const why = timedOutNow ? `no full answer within ${config.timeoutMs} ms (BILL_API_TIMEOUT_MS)` : `no answer (${networkReason(err)})`;
+      const why = exchange.timedOut() ? `no full answer within ${config.timeoutMs} ms (BILL_API_TIMEOUT_MS)` : `no answer (${networkReason(err)})`;
       const message = `${label(op)}: the signer's own request ${method} ${url.origin}${url.pathname} got ${why}; nothing of the ${op} was sent.`;
       const facts = { operation: op, retryable: true, outcomeUnknown: false, cause: err };
-      throw timedOutNow ? new BillApiTimeoutError(message, { ...facts, timeoutMs: config.timeoutMs }) : new BillApiNetworkError(message, facts);
+      throw exchange.timedOut() ? new BillApiTimeoutError(message, { ...facts, timeoutMs: config.timeoutMs }) : new BillApiNetworkError(message, facts);
     } finally {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      exchange.end();
     }
   }
 

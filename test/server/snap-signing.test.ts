@@ -114,3 +114,26 @@ test('npm run sandbox plays the asymmetric schemes from its environment, and say
   assert.throws(() => sandboxSettingsFromEnv({ ...base, SANDBOX_SIGN: 'snap' }), /SANDBOX_PUBLIC_KEY/);
   assert.throws(() => sandboxSettingsFromEnv({ ...base, SANDBOX_SIGN: 'hmac-sha512' }), /rsa-sha256, snap/);
 });
+
+test('a token call that gets no answer: the create was surely not made, and the customer is told to try again shortly', async (t) => {
+  let cut = true;
+  const h = await startHarness(t, {
+    env: SNAP_ENV,
+    sandbox: { snap: { publicKeyPem: rsa.publicKey } },
+    upstreamHttp: (real) => (url, request) =>
+      cut && url.endsWith('/v1.0/access-token/b2b') ? Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } })) : real(url, request),
+  });
+  const res = await h.request('/api/bills', {
+    method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-snap-cut' }, body: JSON.stringify({ amount: '12.50' }),
+  });
+  assert.equal(res.status, 503);
+  assert.ok(Number(res.headers.get('retry-after')) > 0);
+  assert.equal(h.sandbox.stats().calls.create, 0);
+  assert.equal(h.sandbox.stats().calls.list, 0, 'nothing to settle: the create never left');
+  cut = false;
+  const again = await h.request('/api/bills', {
+    method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'k-snap-cut' }, body: JSON.stringify({ amount: '12.50' }),
+  });
+  assert.equal(again.status, 201, 'the same key makes the bill once the token can be had');
+  assert.equal(h.sandbox.ledger().length, 1);
+});
