@@ -3,6 +3,7 @@
 //   dist/types/                                                          types.mjs
 //   custom-elements.json                                                 manifest.mjs
 //   dist/server/ (then the card's encoder and CSS in it)                 server.mjs, server-card.mjs
+//   dist/react/ (bill-checkout/react)                                    react.mjs
 //   dist/bill-checkout.<hash>.js, .sri.txt and .release.json             release.mjs
 //   dist/admin/ (the admin page the package ships)                       admin.mjs
 //   demo/dist/                                                           demo.mjs
@@ -15,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { buildAdmin } from './build/admin.mjs';
 import { buildDemo } from './build/demo.mjs';
 import { buildManifest } from './build/manifest.mjs';
+import { buildReact } from './build/react.mjs';
 import { buildRelease } from './build/release.mjs';
 import { root } from './build/root.mjs';
 import { buildServerCard } from './build/server-card.mjs';
@@ -25,7 +27,7 @@ import { buildWidget } from './build/widget.mjs';
 export async function build() {
   await mkdir(join(root, 'dist'), { recursive: true });
   await buildWidget();
-  await Promise.all([buildTypes(), buildManifest(), buildServer().then(() => buildServerCard()), buildRelease()]);
+  await Promise.all([buildTypes(), buildManifest(), buildServer().then(() => buildServerCard()), buildRelease(), buildReact()]);
   await buildAdmin();
   await buildDemo();
 }

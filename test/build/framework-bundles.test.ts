@@ -5,6 +5,10 @@
 // the SQLite store (its driver and checkpoint worker found at run time) and saying what to install
 // for PostgreSQL, zero console errors and warnings in Chromium. And a Vite SSR build of an entry
 // importing the same, with the package external (Vite's default) and bundled into the output.
+// bill-checkout/react hydrating the server's markup: in the Next.js app (next start and next dev) and
+// in a Vite React SSR page (built, and Vite's dev server), the card in the first HTML, the element
+// taking over, its events as props, and no console error or warning; where the recipe before it (the
+// markup in a <div dangerouslySetInnerHTML>) makes React's development build report a mismatch.
 // Next.js, React and Vite come from the registry, installed once per run into a temporary folder.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,7 +19,7 @@ import { join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { freePort, npm, pack, ROOT, run, type Packed } from './support/packed.js';
 
 const FIXTURES = join(ROOT, 'test/build/fixtures/frameworks');
@@ -101,23 +105,23 @@ test('the packed server: drivers out of a bundler\'s sight, no source-file URL, 
   for (const name of Object.keys(light)) assert.equal(light[name], server[name], `${name} is bill-checkout/server's own`);
 });
 
-/** `next start` of the last build on a free port of 127.0.0.1, until `stop`; its output so far in `log()`. */
-async function nextStart(dir: string, next: string): Promise<{ base: string; log: () => string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const server = spawn(process.execPath, [next, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `node <args>` in `dir` until its output matches `ready`, then its address (the port given, or the one it prints); its output so far in `log()`. */
+async function serve(dir: string, args: string[], ready: RegExp, port?: number): Promise<{ base: string; log: () => string; stop: () => Promise<void> }> {
+  const server = spawn(process.execPath, args, { cwd: dir, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const exited = once(server, 'exit');
-  await new Promise<void>((resolve, reject) => {
+  const base = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      if (/Ready in/.test(log)) resolve();
+      const match = ready.exec(log);
+      if (match) resolve(port ? `http://127.0.0.1:${port}` : match[1]!);
     };
     server.stdout.on('data', onData);
     server.stderr.on('data', onData);
-    void exited.then(([code]) => reject(new Error(`next start exited (${String(code)}):\n${log}`)));
+    void exited.then(([code]) => reject(new Error(`node ${args.join(' ')} exited (${String(code)}):\n${log}`)));
   });
   return {
-    base: `http://127.0.0.1:${port}`,
+    base,
     log: () => log,
     async stop() {
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
@@ -126,14 +130,87 @@ async function nextStart(dir: string, next: string): Promise<{ base: string; log
   };
 }
 
-test('Next.js: Server Components importing bill-checkout/server and its render entry build with webpack and Turbopack, and serve', { timeout: 600_000 }, async (t) => {
-  const { dir } = await installed(t);
-  const next = join(dir, 'node_modules/next/dist/bin/next');
-  const browser = await chromium.launch({
+/** `next start` (or `next dev`) on a free port of 127.0.0.1. */
+async function nextServe(dir: string, next: string, command: 'start' | 'dev') {
+  const port = await freePort();
+  return serve(dir, [next, command, '-p', String(port), '-H', '127.0.0.1'], /Ready in/, port);
+}
+
+function launch(): Promise<Browser> {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+interface Visit {
+  /** The console's errors and warnings, and uncaught errors. */
+  problems: string[];
+  /** On a page with the element: the outcome an onBillFinal prop wrote, the element's `billId` property once upgraded, its shadow root's parts. */
+  outcome?: string;
+  billId?: string;
+  parts?: string;
+}
+
+/**
+ * Opens `url` until the network is idle (and follows the link `click` names, a client-side
+ * navigation); on a page with `#outcome` (bill-checkout/react), until the element's final event reached its prop.
+ */
+async function visit(browser: Browser, url: string, click?: string): Promise<Visit> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url, { waitUntil: 'networkidle' });
+  if (click) {
+    await page.click(click);
+    await page.waitForSelector('bill-checkout');
+  }
+  if ((await page.locator('bill-checkout').count()) === 0) {
+    await page.close();
+    return { problems };
+  }
+  const withProps = (await page.locator('#outcome').count()) > 0;
+  // The fixtures' fake BFF answers the element's read with the bill paid: bill-status, then bill-final.
+  if (withProps) await page.waitForFunction(() => document.querySelector('#outcome')?.textContent === 'paid');
+  else await page.waitForFunction(() => document.querySelector('bill-checkout')?.shadowRoot?.querySelector('[part~="qr"]') === null);
+  const state = await page.evaluate(() => {
+    const element = document.querySelector('bill-checkout');
+    return {
+      outcome: document.querySelector('#outcome')?.textContent ?? undefined,
+      billId: element?.billId,
+      parts: [...(element?.shadowRoot?.querySelectorAll('[part]') ?? [])].map((e) => e.getAttribute('part')).join(' '),
+      statuses: (document.querySelector('#outcome') as HTMLElement | null)?.dataset.statuses,
+    };
+  });
+  if (withProps) assert.equal(state.statuses, '1', 'onBillStatus was called once');
+  await page.close();
+  return { problems, outcome: state.outcome, billId: state.billId, parts: state.parts };
+}
+
+const HOST = /<bill-checkout bill-id="B1" token="T1" mode="qr" locale="en"><template shadowrootmode="open"><style>/;
+const HYDRATION = /A tree hydrated but some attributes of the server rendered HTML didn't match the client properties/;
+
+/** A page with bill-checkout/react: the card in its first HTML, then in Chromium taken over by the element, the event props called (`events`), nothing on the console. */
+async function assertComponentPage(browser: Browser, url: string, label: string, events = true): Promise<void> {
+  const html = await (await fetch(url)).text();
+  assert.match(html, HOST, `${label}: the card in the first HTML`);
+  assert.match(html, /<svg part="qr" role="img"/, label);
+  const seen = await visit(browser, url);
+  assert.deepEqual(seen.problems, [], `${label}: console errors or warnings`);
+  assert.equal(seen.billId, 'B1', `${label}: the element upgraded, its properties from the server's attributes`);
+  if (events) assert.equal(seen.outcome, 'paid', `${label}: onBillFinal`);
+  // The paid card the element drew over the server's pending one (which had a QR code).
+  assert.doesNotMatch(seen.parts ?? '', /\bqr\b/, `${label}: ${seen.parts ?? ''}`);
+}
+
+test('Next.js: Server Components importing bill-checkout/server and its render entry build with webpack and Turbopack, and serve', { timeout: 600_000 }, async (t) => {
+  const { dir } = await installed(t);
+  const next = join(dir, 'node_modules/next/dist/bin/next');
+  const browser = await launch();
   t.after(() => browser.close());
 
   for (const [bundler, flags] of [['webpack', ['--webpack']], ['Turbopack', []]] as const) {
@@ -152,7 +229,7 @@ test('Next.js: Server Components importing bill-checkout/server and its render e
       assert.doesNotMatch(output, /⚠/, output);
     }
 
-    const server = await nextStart(dir, next);
+    const server = await nextServe(dir, next, 'start');
     t.after(() => server.stop());
     const { base } = server;
     // The checkout in the first HTML, from each entry: the element's host, its declarative shadow root, a ticket.
@@ -172,7 +249,7 @@ test('Next.js: Server Components importing bill-checkout/server and its render e
     assert.equal(stores.postgres, 'PostgreSQL needs the pg package, which bill-checkout does not install by itself: npm install pg', bundler);
 
     // In Chromium: not one console error or warning, the shadow roots attached, the element defined from the client bundle.
-    for (const path of ['/', '/light', '/element']) {
+    for (const path of ['/', '/light', '/element', '/recipe']) {
       const page = await browser.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
@@ -182,12 +259,14 @@ test('Next.js: Server Components importing bill-checkout/server and its render e
       await page.goto(`${base}${path}`, { waitUntil: 'networkidle' });
       if (path === '/element') {
         assert.equal(await page.evaluate(() => customElements.get('bill-checkout') !== undefined), true, `${bundler}: the element is defined`);
-      } else {
+      } else if (path !== '/recipe') {
         assert.equal(await page.locator(path === '/' ? 'bill-checkout [part~="qr"]' : 'bill-checkout [part~="pay-button"]').count(), 1, `${bundler}: ${path}`);
       }
       assert.deepEqual(problems, [], `${bundler}: ${path}: console errors or warnings`);
       await page.close();
     }
+    await assertComponentPage(browser, `${base}/react`, `${bundler}: /react`);
+    await assertComponentPage(browser, `${base}/react-server`, `${bundler}: /react-server`, false);
     await server.stop();
     assert.doesNotMatch(server.log(), /error|warn/i, server.log());
   }
@@ -219,5 +298,58 @@ test('Vite SSR: an entry importing bill-checkout/server and its render entry bui
     assert.equal(rendered.light, rendered.full, 'the render entry draws what bill-checkout/server draws');
     assert.match(rendered.ticket, /^60000\.[A-Za-z0-9_-]{43}$/);
     assert.equal(rendered.lightTicket, rendered.ticket);
+  }
+});
+
+test('Next.js dev: bill-checkout/react hydrates with no warning, where the markup in a div does not', { timeout: 300_000 }, async (t) => {
+  const { dir } = await installed(t);
+  const next = join(dir, 'node_modules/next/dist/bin/next');
+  const browser = await launch();
+  t.after(() => browser.close());
+  const started = performance.now();
+  const server = await nextServe(dir, next, 'dev');
+  t.after(() => server.stop());
+  t.diagnostic(`next dev ready: ${seconds(started)} s`);
+
+  const compiled = performance.now();
+  await assertComponentPage(browser, `${server.base}/react`, 'next dev: /react');
+  t.diagnostic(`next dev: /react compiled and checked: ${seconds(compiled)} s`);
+  // Mounted by a navigation, with no server HTML to hydrate: the element draws the bill itself.
+  const navigated = await visit(browser, `${server.base}/nav`, '#to-checkout');
+  assert.deepEqual(navigated.problems, [], 'next dev: /nav → /react: console errors or warnings');
+  assert.equal(navigated.billId, 'B1');
+  // The recipe bill-checkout/react replaces: the browser made a shadow root of the div's template, and React's development build says so.
+  const recipe = await visit(browser, `${server.base}/recipe`);
+  assert.ok(recipe.problems.some((p) => p.startsWith('error: ') && HYDRATION.test(p)), recipe.problems.join('\n'));
+  await server.stop();
+  assert.doesNotMatch(server.log().replace(/A tree hydrated[\s\S]*$/, ''), /error|warn/i, server.log());
+});
+
+test('Vite React SSR: bill-checkout/react builds with no warning and hydrates, built and in Vite\'s dev server', { timeout: 300_000 }, async (t) => {
+  const { dir } = await installed(t);
+  const vite = join(dir, 'node_modules/vite/bin/vite.js');
+  const browser = await launch();
+  t.after(() => browser.close());
+  for (const args of [['vite-react', '--outDir', 'dist/client'], ['vite-react', '--ssr', 'entry-server.js', '--outDir', 'dist/server']]) {
+    const started = performance.now();
+    const output = await node(dir, [vite, 'build', ...args]);
+    t.diagnostic(`vite build ${args.join(' ')}: ${seconds(started)} s`);
+    // Rolldown warns of a module-level 'use client' it bundles: the package keeps it for the react-server condition only.
+    assert.doesNotMatch(output, /\(!\)|warn|error|directive/i, output);
+  }
+
+  for (const mode of ['build', 'dev'] as const) {
+    const started = performance.now();
+    const server = await serve(dir, ['vite-react/serve.mjs', mode], /listening (http:\S+)/);
+    t.after(() => server.stop());
+    await assertComponentPage(browser, `${server.base}/`, `vite ${mode}`);
+    const recipe = await visit(browser, `${server.base}/recipe`);
+    if (mode === 'build') {
+      assert.deepEqual(recipe.problems, [], 'React\'s production build compares nothing');
+    } else {
+      assert.ok(recipe.problems.some((p) => p.startsWith('error: ') && HYDRATION.test(p)), recipe.problems.join('\n'));
+    }
+    await server.stop();
+    t.diagnostic(`vite ${mode}: served and checked in ${seconds(started)} s`);
   }
 });
