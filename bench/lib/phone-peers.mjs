@@ -23,7 +23,7 @@ export const peerBuilds = {
   // bitcoin-qr 1.5.0 ships only Stencil's browser build (its `./loader` export is missing from the
   // package), so its own lazy-loading entry is what a merchant can bundle; it is a development
   // build (Stencil's isDev), which minification does not change.
-  'bitcoin-qr': { entries: { 'bitcoin-qr': join(root, 'node_modules/bitcoin-qr/dist/bitcoin-qr/bitcoin-qr.esm.js') } },
+  'bitcoin-qr': { entries: { 'bitcoin-qr': join(root, 'bench/node_modules/bitcoin-qr/dist/bitcoin-qr/bitcoin-qr.esm.js') } },
 };
 
 /** Bundles every peer; resolves to a Map of URL path (`/peers/<name>/<file>`) to its bytes. */

@@ -33,7 +33,7 @@ import { packageRoot, staticFiles } from './static-files.js';
 import type { Pages } from './static-files.js';
 
 export interface ServeBillCheckoutOptions {
-  /** The environment to read the configuration from (README, "Configuration"). Default: `process.env`. */
+  /** The environment to read the configuration from (docs/server.md, "Configuration"). Default: `process.env`. */
   env?: Record<string, string | undefined>;
   /** The merchant's hooks (resolveOrder, onFinal). */
   hooks?: BillCheckoutHooks;
@@ -164,6 +164,8 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     host: config.host ?? 'all interfaces',
     upstream: config.embeddedSandbox ? 'embedded sandbox (not live: no real payments)' : withoutUserinfo(config.upstream.baseUrl),
     database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
+    // Which SQLite the runtime gave (sqlite-driver.ts): its durability and speed differ.
+    ...(store.driver === undefined ? {} : { databaseDriver: store.driver }),
     runtime: `${runtime.name} ${runtime.version}`,
   });
   app.start();

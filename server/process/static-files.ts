@@ -28,6 +28,8 @@ const TYPES: Record<string, string> = {
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.svg', '.txt', '.map']);
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** No icon, for a week: long enough to stop the asking, short enough for pages that add one later. */
+export const FAVICON_CACHE = 'public, max-age=604800';
 /** Vite's hashed build output: `assets/name-<hash>.ext`. */
 const HASHED_ASSET = /^\/assets\/.+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
 
@@ -261,6 +263,8 @@ export async function staticFiles(app: Hono, { root, config, pages }: StaticFile
     const file = method === 'GET' || method === 'HEAD' ? files.get(c.req.path) : undefined;
     if (file) return answer(c, file);
     if (c.req.path === '/' && !files.has('/')) return c.html(PRODUCT_PAGE);
+    // Browsers ask for it on every origin they show a page of; a 404 is an error in each console.
+    if (c.req.path === '/favicon.ico' && (method === 'GET' || method === 'HEAD')) return c.body(null, 204, { 'Cache-Control': FAVICON_CACHE });
     return c.json(errorBody('not_found', 'No such resource.'), 404);
   });
 }

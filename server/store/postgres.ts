@@ -59,6 +59,7 @@ export function createPostgresStore(connectionString: string, options: PostgresS
   const { events, announce, stopListening } = pgEvents(pool, clientConfig, statusChannel, onError);
 
   const store: Store = {
+    driver: 'pg',
     events,
     async migrate() {
       const client = await pool.connect();

@@ -72,6 +72,7 @@ export function createSqliteStore(path: string, options: SqliteStoreOptions = {}
   const { q, writing } = context;
 
   const store: Store = {
+    driver: db.driver,
     migrate() {
       return writing(() => {
         migrateSqlite(db, now());

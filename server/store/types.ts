@@ -5,6 +5,7 @@
 import type { NoticeAttemptView, NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
 import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../upstream/types.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 
 // The admin routes show these as they are (contract/admin.ts).
 export type { NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
@@ -249,6 +250,8 @@ export interface StoreLifecycle {
   /** Resolves when the store answers (health check). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The database driver it runs on (`node:sqlite`, `bun:sqlite`, `better-sqlite3`, `pg`), for the start-up log. */
+  readonly driver?: SqliteDriverName | 'pg';
   /** Present when several processes share the store and can message each other through it. */
   readonly events?: StoreEvents;
 }

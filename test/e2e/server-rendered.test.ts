@@ -304,6 +304,21 @@ test('the same phone, whoever made the bill: paid from the server-rendered check
       }
     }
 
+    // A phone without JavaScript given the QR code's markup: its "pay on this device" link, through the BFF.
+    const qrOnPhone = await newBill();
+    const noScript = await browser.newContext({ ...PHONE, javaScriptEnabled: false, locale: 'en-US' });
+    try {
+      const page = await noScript.newPage();
+      await page.goto(pageUrl(qrOnPhone, 'qr', false));
+      await page.locator('bill-checkout [part~="pay-here-link"]').click();
+      await page.waitForURL((u) => u.href === qrOnPhone.billUrl);
+      await page.locator('button.pay').click();
+      await page.waitForURL((u) => u.pathname === '/thanks');
+      assert.equal(new URL(page.url()).searchParams.get('outcome'), 'paid', 'the phone that got the QR code lands on RETURN_URL');
+    } finally {
+      await noScript.close();
+    }
+
     // A desktop shows the QR code of a bill; a phone of its own scans it (billUrl) and pays.
     const shown = await newBill();
     const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -1,4 +1,4 @@
-// The compiled entry on every runtime the README lists, started exactly as its Runtimes table says
+// The compiled entry on every runtime docs/server.md lists, started exactly as its Runtimes table says
 // (`bun dist/server/server/main.js`, `deno run -A dist/server/server/main.js`, `node …` on Node 24
 // and on this machine's Node 20), with the usual environment and no other flag, on SQLite and on
 // PostgreSQL: the demo page, a bill created over the API, paid at the embedded sandbox's control
@@ -18,6 +18,8 @@ import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BillView, CreatedBillView } from '../../contract/bill-view.js';
+import { bestSqliteDriver } from '../../server/store/sqlite-driver.js';
+import type { SqliteDriverName } from '../../server/store/sqlite-driver.js';
 import { startPg } from '../server/support/pg.js';
 import type { PgCluster } from '../server/support/pg.js';
 import { freePort } from '../server/support/servers.js';
@@ -35,13 +37,15 @@ interface Runtime {
   command: string[];
   /** What the BFF's start line must say it runs on. */
   says: RegExp;
+  /** The SQLite driver it must name on a file: database. */
+  sqlite: SqliteDriverName;
 }
 
 const runtimes: Runtime[] = [
-  { label: 'Bun', command: [bin('bun'), ENTRY], says: /^bun 1\./ },
-  { label: 'Deno', command: [bin('deno'), 'run', '-A', ENTRY], says: /^deno 2\./ },
-  { label: 'Node 24', command: [bin('node'), ENTRY], says: /^node 24\./ },
-  { label: `Node ${process.versions.node.split('.')[0]} (this machine's)`, command: [process.execPath, ENTRY], says: new RegExp(`^node ${process.versions.node.replaceAll('.', '\\.')}$`) },
+  { label: 'Bun', command: [bin('bun'), ENTRY], says: /^bun 1\./, sqlite: 'bun:sqlite' },
+  { label: 'Deno', command: [bin('deno'), 'run', '-A', ENTRY], says: /^deno 2\./, sqlite: 'node:sqlite' },
+  { label: 'Node 24', command: [bin('node'), ENTRY], says: /^node 24\./, sqlite: 'node:sqlite' },
+  { label: `Node ${process.versions.node.split('.')[0]} (this machine's)`, command: [process.execPath, ENTRY], says: new RegExp(`^node ${process.versions.node.replaceAll('.', '\\.')}$`), sqlite: bestSqliteDriver() },
 ];
 
 let cluster: PgCluster;
@@ -191,6 +195,7 @@ describe('the compiled entry, started as the README says', { concurrency: true }
         t.after(() => void child.kill('SIGKILL'));
         assert.match(String(started.runtime), runtime.says, `${runtime.label} serves it`);
         assert.equal(started.database, store === 'sqlite' ? databaseUrl : 'postgres');
+        assert.equal(started.databaseDriver, store === 'sqlite' ? runtime.sqlite : 'pg');
 
         // The demo page, and the element it loads.
         const page = await fetch(`${base}/`);

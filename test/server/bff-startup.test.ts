@@ -13,6 +13,7 @@ import type { TestContext } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { ticketPolicy } from '../../server/domain/orders/ticket-policy.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
+import { bestSqliteDriver } from '../../server/store/sqlite-driver.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { startMain } from './support/child.js';
 import { freePort, serveOn } from './support/servers.js';
@@ -144,6 +145,10 @@ test('on the embedded sandbox: one warning line, tickets minted for the demo and
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /"level":"warn"/);
   assert.match(child.output(), /"upstream":"embedded sandbox \(not live: no real payments\)"/);
+  const started = child.output().split('\n').find((l) => l.includes('"bill-checkout listening on '));
+  assert.ok(started, child.output());
+  // The same runtime as this test's: the SQLite it picks is the one this process would.
+  assert.equal((JSON.parse(started) as { databaseDriver?: string }).databaseDriver, bestSqliteDriver(), 'the start-up line names the SQLite driver');
 
   // The demo's server mints an order of the visitor's own, with its ticket.
   const minted = await fetch(`${base}/demo/orders`, { method: 'POST', headers: json, body: '{"product":"tee"}' });

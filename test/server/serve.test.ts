@@ -113,6 +113,20 @@ test('static files: compressed as asked, hashed assets cached for a year, pages 
   assert.deepEqual(await missing.json(), { error: { code: 'not_found', message: 'No such resource.' } });
 });
 
+test('/favicon.ico: no icon, no 404 (a console error on every page), cached a week; a page folder\'s own icon wins', async (t) => {
+  const running = await serve(t);
+  for (const method of ['GET', 'HEAD']) {
+    const icon = await fetch(`${running.url}/favicon.ico`, { method });
+    assert.deepEqual([icon.status, icon.headers.get('cache-control'), await icon.text()], [204, 'public, max-age=604800', ''], method);
+  }
+  assert.equal((await fetch(`${running.url}/favicon.ico`, { method: 'POST' })).status, 404);
+
+  const root = await builtRoot(t);
+  await writeFile(join(root, 'demo/dist/favicon.ico'), 'icon');
+  const own = await fetch(`${(await serveCheckoutIn(t, root)).url}/favicon.ico`);
+  assert.deepEqual([own.status, own.headers.get('content-type'), await own.text()], [200, 'image/x-icon', 'icon']);
+});
+
 test('HOST binds the listen address', async (t) => {
   const running = await serve(t, { HOST: '127.0.0.1' });
   assert.match(running.url, /^http:\/\/127\.0\.0\.1:\d+$/);

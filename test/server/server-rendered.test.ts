@@ -78,6 +78,51 @@ test('renderCheckout: the card in a declarative shadow root, every value the ser
   assert.doesNotMatch(unsafe, /javascript:/);
 });
 
+test('renderCheckout, mode qr: without JavaScript a "pay on this device" link (the toggle needs the script), through the pay route, only while there is something to pay', async () => {
+  const bill = {
+    billId: 'B1', merchantReference: 'ref-1', billUrl: 'https://pay.example/bill/B1?a=1&b=2', billAmount: '12.50',
+    currency: 'USD', requireGCAmount: null, expiredOn: Date.UTC(2026, 10, 26, 14, 32), status: 1, statusName: 'Pending',
+    isFinal: false, outcome: 'pending' as const, dateTime: null,
+  };
+  const now = Date.UTC(2026, 10, 26, 14, 17);
+  const hereLink = (markup: string) => /<noscript><a part="pay-here-link" href="([^"]*)">([^<]*)<\/a><\/noscript>/.exec(markup);
+
+  const qr = await renderCheckout(bill, { token: 'tok&1', now, endpoint: 'https://bff.example/api' });
+  assert.match(qr, /<svg part="qr"/);
+  assert.deepEqual(hereLink(qr)?.slice(1), ['https://bff.example/api/bills/B1/pay?token=tok%261', 'Pay on this device'],
+    'the pay route, which marks this phone as the one that started the bill');
+  assert.match(qr, /pay-here-link[^]*<noscript><a part="status-link"/, 'before the status link');
+  assert.equal(hereLink(await renderCheckout(bill, { token: 't', now, locale: 'id' }))?.[2], 'Bayar di perangkat ini', "the element's own toggle text");
+  assert.equal(hereLink(await renderCheckout(bill, { token: 't', now, payUrl: null }))?.[1], 'https://pay.example/bill/B1?a=1&#38;b=2', 'payUrl: null links billUrl');
+  const app = await renderCheckout({ ...bill, billUrl: 'myapp://pay?b=1' }, { token: 't', now, allowedSchemes: 'myapp' });
+  assert.equal(hereLink(app)?.[1], 'myapp://pay?b=1', "an app's link as it is");
+  assert.equal(hereLink(await renderCheckout(bill, { token: 't', now, statusUrl: null }))?.[2], 'Pay on this device', 'with no status link too');
+
+  const none: [string, Parameters<typeof renderCheckout>][] = [
+    ['button mode (its pay link is the primary action)', [bill, { token: 't', now, mode: 'button' }]],
+    ['paid', [{ ...bill, isFinal: true, outcome: 'paid', status: 2 }, { token: 't', now }]],
+    ['paid, being confirmed', [{ ...bill, processing: true }, { token: 't', now }]],
+    ['past its expiry', [bill, { token: 't', now: bill.expiredOn + 1 }]],
+    ['an unsafe billUrl', [{ ...bill, billUrl: 'javascript:alert(1)' }, { token: 't', now }]],
+  ];
+  for (const [what, args] of none) assert.doesNotMatch(await renderCheckout(...args), /pay-here-link/, what);
+});
+
+test('checkout.html?mode=qr: its "pay on this device" link goes through GET …/pay to billUrl', async (t) => {
+  const h = await startHarness(t);
+  const bill = await h.create({ amount: '12.50' });
+  const q = `token=${encodeURIComponent(bill.token)}`;
+  const base = `/api/bills/${encodeURIComponent(bill.billId)}`;
+  const fragment = await (await h.request(`${base}/checkout.html?${q}&mode=qr`)).text();
+  const href = /<a part="pay-here-link" href="([^"]+)"/.exec(fragment)?.[1];
+  assert.ok(href, 'the link');
+  assert.equal(href, `${h.config.publicUrl}${base}/pay?${q}`);
+  const pay = await h.request(href.slice(h.config.publicUrl.length));
+  assert.equal(pay.status, 303);
+  assert.equal(pay.headers.get('location'), bill.billUrl);
+  assert.match(pay.headers.get('set-cookie') ?? '', /^bc_started=1;/, 'the phone is marked as the one that started the bill');
+});
+
 test('the routes: checkout.html, qr.svg, qr.png, status.html; a wrong token is a 404 on each', async (t) => {
   const h = await startHarness(t);
   const bill = await h.create({ amount: '12.50' });

@@ -1,7 +1,8 @@
 // renderCheckout: the checkout in the first HTML. `<bill-checkout bill-id token>` holding its card
 // in a declarative shadow root, drawn by the element's own templates (widget/card/card.ts) with the
 // server's string tag (html-tag.ts): the amount, the gold amount, the reference, the expiry, the QR
-// code as inline SVG (or the pay link), and a link that checks the status without JavaScript. The
+// code as inline SVG (or the pay link), and without JavaScript a link that checks the status and,
+// beside a QR code, one that pays on this device. The
 // element takes this markup over when its script arrives (widget/bill-checkout.ts, `#server`):
 // the same markup, so nothing moves, and the QR code is not encoded again.
 import type { BillView } from '../../../contract/bill-view.js';
@@ -40,7 +41,8 @@ export interface RenderCheckoutOptions {
    */
   statusUrl?: string | null;
   /**
-   * Where the pay link (`mode: 'button'`) goes; by default the BFF's pay route under `endpoint`
+   * Where the pay link (`mode: 'button'`, and in `mode: 'qr'` the "pay on this device" link shown
+   * without JavaScript) goes; by default the BFF's pay route under `endpoint`
    * (`/bills/:billId/pay?token=…`), which marks this browser as the one that started the bill (its
    * return from the pay page then goes on to RETURN_URL) and sends it on to billUrl. `null`: billUrl
    * itself. A billUrl of one of `allowedSchemes` (an app's) is always linked as it is.
@@ -112,6 +114,10 @@ export async function renderCheckout(bill: BillView, options: RenderCheckoutOpti
     ? `${billPath}/status.html?token=${encodeURIComponent(options.token)}`
     : options.statusUrl;
   const payUrl = options.payUrl === undefined ? `${billPath}/pay?token=${encodeURIComponent(options.token)}` : options.payUrl;
+  // Through the BFF when billUrl is a web page it may send the browser to; an app's link as it is.
+  const payLink = (view: BillView) => (payUrl !== null && safeUrl(view.billUrl) !== null ? payUrl : safeUrl(view.billUrl, schemes));
+  // The QR code's toggle needs the element's script: a phone shown the QR code without it gets a link instead.
+  const payHere = mode === 'qr' && !bill.isFinal && !bill.processing && bill.expiredOn > now ? payLink(bill) : null;
   const expiry = new Date(bill.expiredOn);
   const host: CardHost = {
     billId: bill.billId,
@@ -130,13 +136,13 @@ export async function renderCheckout(bill: BillView, options: RenderCheckoutOpti
       requireGCAmount: bill.requireGCAmount === null ? null : formatAmount(bill.requireGCAmount, locale),
     },
     _showing: mode,
-    // The pay link through the BFF when billUrl is a web page it may send the browser to; the QR code says billUrl itself.
-    _url: (view) => (mode === 'button' && payUrl !== null && safeUrl(view.billUrl) !== null ? payUrl : safeUrl(view.billUrl, schemes)),
+    // The QR code says billUrl itself.
+    _url: (view) => (mode === 'button' ? payLink(view) : safeUrl(view.billUrl, schemes)),
     _qr: (url) => qrCode(url),
     _expiry: html`<p part="expiry" class="print">${t.payBy}: <time datetime=${expiry.toISOString()}>${expiryText(bill.expiredOn, locale, options.timeZone ?? 'UTC')}</time></p>`,
-    _after: statusUrl === null
+    _after: html`${payHere === null ? nothing : html`<noscript><a part="pay-here-link" href=${payHere}>${s.showButton}</a></noscript>`}${statusUrl === null
       ? nothing
-      : html`<noscript><a part="status-link" href=${statusUrl}>${t.checkStatus}</a></noscript>`,
+      : html`<noscript><a part="status-link" href=${statusUrl}>${t.checkStatus}</a></noscript>`}`,
     _copy: noop,
     _toggle: noop,
     _ask: noop,
