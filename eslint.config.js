@@ -14,6 +14,10 @@ const layers = {
     { regex: FOLDER('(server|sandbox|demo|admin)'), message: 'The element runs in the browser: it imports only contract/ and its own files.' },
     node,
   ],
+  'react/**': [
+    { regex: FOLDER('(server|sandbox|demo|admin)'), message: "bill-checkout/react wraps the element: it imports React, the element's package and the element's types only." },
+    node,
+  ],
   'sandbox/**': [
     { regex: FOLDER('(server|widget|demo|admin)'), message: 'The sandbox is the service simulated: it imports only contract/.' },
   ],

@@ -1,4 +1,4 @@
-// The other runtimes the BFF runs on (README, "Runtimes"), from the npm registry only: Node 24,
+// The other runtimes the BFF runs on (docs/server.md, "Runtimes"), from the npm registry only: Node 24,
 // Bun and Deno, each package carrying its binary. They go into a folder of their own outside the
 // project, never into its node_modules/.bin, where a `node` would shadow the machine's in every
 // npm script.
@@ -7,7 +7,7 @@
 //     Node 24: the server suite's runtime subset (below), on node:sqlite and PostgreSQL
 //     Bun:     the SQLite driver suite and the store contract (bun:sqlite, node:sqlite, PostgreSQL), serveBillCheckout on Bun.serve
 //     Deno:    the SQLite driver suite and the store contract (node:sqlite)
-//     and test/runtimes/: the compiled entry started as the README says on each, end to end.
+//     and test/runtimes/: the compiled entry started as docs/server.md says on each, end to end.
 // RUNTIMES_DIR chooses the folder (default: ~/.cache/bill-checkout/runtimes).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';

@@ -4,7 +4,7 @@
 // npm does not pass SIGTERM or SIGINT on to the script it runs: a process manager that stops
 // `npm start` would leave this process serving. So when the npm that started it goes away, it
 // stops as on SIGTERM (the server's own graceful close). A process manager should rather run
-// `node dist/server/server/main.js` itself (README, "Quick start").
+// `node dist/server/server/main.js` itself (docs/operations.md).
 import { existsSync } from 'node:fs';
 import process from 'node:process';
 

@@ -1,6 +1,6 @@
 // Configuration from an environment record. Only the Node entry passes `process.env`; everything
 // else receives a Config. Every item the spec marks "not shown" is here, with a default that
-// matches the sandbox (README, "What the spec does not show").
+// matches the sandbox (docs/server.md, "What the spec does not show").
 import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../sandbox/credentials.js';
 import type { ServiceOperation, UpstreamConfig } from './upstream/types.js';
 
@@ -290,7 +290,7 @@ export function loadConfig(env: Env): Config {
   const orderLookupUrl = url(env, 'ORDER_LOOKUP_URL') ?? null;
   if (orderLookupUrl !== null && orderTicketSecret === null && !embeddedSandbox) {
     throw new ConfigError('ORDER_LOOKUP_URL is set without ORDER_TICKET_SECRET: anyone who knows an order id could then start its checkout ' +
-      'and read its bill. Set ORDER_TICKET_SECRET (at least 32 characters) and give pages order tickets (README, "Order tickets").');
+      'and read its bill. Set ORDER_TICKET_SECRET (at least 32 characters) and give pages order tickets (docs/server.md, "Order tickets").');
   }
   const currency = text(env, 'BILL_CURRENCY') ?? null;
   if (currency !== null && !/^[A-Za-z0-9]{1,16}$/.test(currency)) {

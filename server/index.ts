@@ -1,5 +1,5 @@
 // `bill-checkout/server`: everything a merchant's server needs (on Node, Bun or Deno), from one
-// call (serveBillCheckout) to the parts to assemble by hand (README, "The BFF").
+// call (serveBillCheckout) to the parts to assemble by hand (docs/server.md, "The BFF").
 import { postgresModule } from './store/open-store.js';
 
 // What a merchant uses, and nothing else: each name is listed in the README ("The server's public

@@ -50,7 +50,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart reference - The merchant's reference of the bill.
  * @csspart countdown - The time left to pay (from 100 hours before the deadline).
  * @csspart qr - The QR code of the bill URL (an SVG).
- * @csspart pay-button - The link that opens the bill URL.
+ * @csspart pay-button - The link that opens the bill URL (a web one through the BFF's pay link, which marks this browser as the one that started the bill).
  * @csspart copy-button - Copies the bill URL.
  * @csspart toggle-button - Switches between the QR code and the pay button.
  * @csspart cancel-button - Cancels the pending bill (with `cancellable`), after asking.
@@ -59,6 +59,7 @@ const announceAt = [300_000, 60_000, 30_000];
  * @csspart money - Under a failed, cancelled or expired heading: "No money was taken."
  * @csspart expiry - In the server's markup (`renderCheckout`): the bill's expiry, shown without JavaScript and on a printed page.
  * @csspart status-link - In the server's markup: the link that checks the status without JavaScript.
+ * @csspart pay-here-link - In the server's QR markup: the link that pays on this device without JavaScript.
  * @csspart error - Why the bill URL is not shown.
  * @csspart icon - The icon of a final or error state, and the clock of checking and confirming a payment.
  * @csspart heading - The heading of a final state.

@@ -29,7 +29,7 @@ test('publint finds no error, and attw finds every entry resolvable for ESM cons
       assert.ok(resolutions[kind]?.resolution?.fileName, `${entry} resolves for ${kind}`);
     }
   }
-  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './custom-elements.json', './package.json', './sandbox', './server', './server/render']);
+  assert.deepEqual(Object.keys(analysis.entrypoints).sort(), ['.', './custom-elements.json', './package.json', './react', './sandbox', './server', './server/render']);
 });
 
 test('npm pack, npm install --omit=dev, plain node: serveBillCheckout serves, takes a payment, and the types check', { timeout: 600_000 }, async (t) => {

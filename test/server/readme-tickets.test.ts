@@ -1,5 +1,5 @@
-// The README's order-ticket snippets (Node and Python) mint tickets the BFF accepts: a merchant
-// copying them from the README gets working tickets.
+// The order-ticket snippets of docs/server.md (Node and Python) mint tickets the BFF accepts: a merchant
+// copying them from docs/server.md gets working tickets.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -12,10 +12,10 @@ const SECRET = 'readme-ticket-secret-"quoted"-0123456789';
 const ORDER = 'order-1042';
 
 async function snippet(language: 'js' | 'python'): Promise<string> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = await readFile(new URL('../../docs/server.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('### Order tickets'));
   const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section);
-  assert.ok(match, `README has a ${language} ticket snippet under "Order tickets"`);
+  assert.ok(match, `docs/server.md has a ${language} ticket snippet under "Order tickets"`);
   return match[1]!;
 }
 
@@ -30,13 +30,13 @@ async function check(ticket: string) {
 
 const env = { ...process.env, ORDER_TICKET_SECRET: SECRET, ORDER_ID: ORDER };
 
-test("the README's Node snippet mints a ticket the BFF accepts", async () => {
+test("docs/server.md's Node snippet mints a ticket the BFF accepts", async () => {
   const code = `const orderId = process.env.ORDER_ID;\n${await snippet('js')}\nconsole.log(ticket);`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { env });
   await check(stdout.trim());
 });
 
-test("the README's Python snippet mints a ticket the BFF accepts", async (t) => {
+test("docs/server.md's Python snippet mints a ticket the BFF accepts", async (t) => {
   const python = await run('python3', ['--version']).then(() => 'python3', () => null);
   if (python === null) {
     // Debian ships python3 on every image this project runs on; a machine without it cannot run the snippet.

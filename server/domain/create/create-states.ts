@@ -1,5 +1,5 @@
 // The states of one create attempt (one stored bill row, one merchantReference) and their moves
-// (DESIGN rule 3). Every attempt ends: made, surely not made, or orphaned (README, "A create always
+// (DESIGN rule 3). Every attempt ends: made, surely not made, or orphaned (docs/server.md, "A create always
 // ends").
 //
 //   asked ──answer──────────────────────────► made

@@ -10,7 +10,7 @@ export const createBillBody = z.object({
   orderId: z.string()
     .regex(ORDER_ID, '1 to 128 of A-Z a-z 0-9 . _ : -, not only dots')
     .optional(),
-  orderTicket: z.string().max(256).describe("`<expiresAtMs>.<sig>` from the merchant's server (README, \"Order tickets\")").optional(),
+  orderTicket: z.string().max(256).describe("`<expiresAtMs>.<sig>` from the merchant's server (docs/server.md, \"Order tickets\")").optional(),
   amount: z.union([z.number(), z.string().max(40)]).optional(),
 });
 

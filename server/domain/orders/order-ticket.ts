@@ -1,7 +1,7 @@
 // Order tickets: the merchant's server says "this page may start the checkout of this order until
 // then". A ticket is `<expiresAtMs>.<sig>`, sig = base64url (unpadded) of HMAC-SHA256 keyed with
 // the UTF-8 bytes of ORDER_TICKET_SECRET over `<orderId>.<expiresAtMs>`: any backend language can
-// mint one (README, "Order tickets"). Without a valid ticket an order id opens nothing.
+// mint one (docs/server.md, "Order tickets"). Without a valid ticket an order id opens nothing.
 import { base64url } from '../create/random.js';
 
 const encoder = new TextEncoder();

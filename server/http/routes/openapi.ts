@@ -619,7 +619,7 @@ const OPERATIONS: Operation[] = [
     operationId: 'metrics',
     tags: ['meta'],
     summary: 'Prometheus metrics (text exposition format 0.0.4)',
-    description: 'Off (404) unless METRICS_TOKEN is set. METRICS_PORT also serves it, without a token, on a port of its own (README, "Metrics")',
+    description: 'Off (404) unless METRICS_TOKEN is set. METRICS_PORT also serves it, without a token, on a port of its own (docs/server.md, "Metrics")',
     security: [{ metricsToken: [] }],
     responses: {
       200: {
