@@ -188,3 +188,16 @@ test('the routes: checkout.html, qr.svg, qr.png, status.html; a wrong token is a
     assert.equal((await h.request(`/api/bills/nope/${route}?${q}`)).status, 404, `${route} of an unknown bill`);
   }
 });
+
+test('checkout.html: Content-Language is the language the fragment is written in, whatever the locale asked', async (t) => {
+  const h = await startHarness(t);
+  const bill = await h.create({ amount: '12.50' });
+  const base = `/api/bills/${encodeURIComponent(bill.billId)}/checkout.html?token=${encodeURIComponent(bill.token)}`;
+  // ' id' and 'id-!!' are not tags a browser sends: the fragment falls back to English, and says so.
+  for (const locale of ['ms', ' id', 'id-!!', 'zh-TW', 'in']) {
+    const res = await h.request(`${base}&locale=${encodeURIComponent(locale)}`);
+    const lang = /<div lang="([^"]+)">/.exec(await res.text())?.[1];
+    assert.ok(lang, `the fragment's language for ${JSON.stringify(locale)}`);
+    assert.equal(res.headers.get('content-language'), lang, `locale ${JSON.stringify(locale)}`);
+  }
+});

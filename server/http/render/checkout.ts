@@ -7,6 +7,7 @@
 // the same markup, so nothing moves, and the QR code is not encoded again.
 import type { BillView } from '../../../contract/bill-view.js';
 import { formatAmount } from '../../../contract/decimal.js';
+import type { Language } from '../../../contract/languages.js';
 import { card, type CardHost } from '../../../widget/card/card.js';
 import { cardCss, serverCss } from '../../../widget/card/styles.js';
 import { parseSchemes, safeUrl } from '../../../widget/safe-url.js';
@@ -64,6 +65,11 @@ export function checkoutStyleHash(): Promise<string> {
     return `'sha256-${btoa(binary)}'`;
   })();
   return styleHash;
+}
+
+/** The language the checkout's markup is written in for `locale`: what its `Content-Language` says. */
+export function checkoutLanguage(locale: string | undefined): Language {
+  return languageOf(canonicalLocale(locale));
 }
 
 function canonicalLocale(locale: string | undefined): string {

@@ -11,13 +11,13 @@
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { acceptedLanguages, headerLanguage, languageOf } from '../../../contract/languages.js';
+import { acceptedLanguages, headerLanguage } from '../../../contract/languages.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
 import { billForToken } from '../bill-access.js';
 import { ApiError } from '../errors.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
 import { billServiceNow, stampBillServiceTime } from '../middleware/server-time.js';
-import { checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
+import { checkoutLanguage, checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
 import { QR_MAX_BYTES, qrBytes, qrCode, qrFits, qrPng, qrSvg } from '../render/qr-images.js';
 import { NOT_FOUND_CSP, notFoundPage, statusPage } from '../render/status-page.js';
 import type { Services } from '../services.js';
@@ -107,7 +107,8 @@ export function checkoutRoutes(s: Services): Hono {
     // A fragment for the merchant's page; opened by itself, nothing runs and only its style applies.
     // The policy names the style's hash, which the merchant's page adds to its own style-src.
     c.header('Content-Security-Policy', `default-src 'none'; style-src ${await checkoutStyleHash()}; base-uri 'none'; form-action 'none'`);
-    c.header('Content-Language', languageOf(locale) ?? 'en');
+    // The fragment's own language, decided as renderCheckout decides it (never a second reading of the tag).
+    c.header('Content-Language', checkoutLanguage(locale));
     c.header('Vary', 'Accept-Language');
     return c.html(html, 200);
   }));
