@@ -7,7 +7,7 @@ import {
 import { createdAnswerSchema, expiredOnProblem, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
 import { createBudget, priorityNow, type Budget } from './budget.js';
 import { createServiceClock, type ClockContradiction, type ServiceClock } from './service-clock.js';
-import { hex } from './signing-keys.js';
+import { sha256Hex } from './signing-keys.js';
 import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
   BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
@@ -55,7 +55,7 @@ function amountLiteral(amount: string): string {
 
 /** A create's request id (SignInput.requestId): 32 hex digits of SHA-256 of its merchantReference. */
 export async function referenceRequestId(merchantReference: string): Promise<string> {
-  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`create ${merchantReference}`)))).slice(0, 32);
+  return (await sha256Hex(`create ${merchantReference}`)).slice(0, 32);
 }
 
 function jsonEscaped(text: string): string {

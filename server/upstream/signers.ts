@@ -1,6 +1,6 @@
 // How requests are signed (BILL_SIGNER): built-in schemes on crypto.subtle, or a merchant's module.
 import { BillApiConfigError } from './errors.js';
-import { base64, hex, rsaPrivateKey } from './signing-keys.js';
+import { base64, hex, rsaPrivateKey, sha256Hex } from './signing-keys.js';
 import { snapSigner, type SnapSettings } from './snap-signer.js';
 import type { SignBase, Signer } from './types.js';
 
@@ -50,7 +50,7 @@ export interface SignerKeys extends SnapSettings {
 
 /** What rsa-sha256 signs: `METHOD\nPATH\nQUERY\nTIMESTAMP\nhex(SHA-256(BODY))`. */
 export async function digestBase(input: Pick<SignBase, 'method' | 'path' | 'query' | 'body'>, timestamp: string): Promise<string> {
-  const digest = hex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(input.body))));
+  const digest = await sha256Hex(input.body);
   return `${input.method.toUpperCase()}\n${input.path}\n${input.query}\n${timestamp}\n${digest}`;
 }
 

@@ -8,6 +8,11 @@ export function hex(bytes: Uint8Array): string {
   return out;
 }
 
+/** Lower-case hex of SHA-256 of `text` (UTF-8): the body digests of the schemes, a create's request id. */
+export async function sha256Hex(text: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))));
+}
+
 /** Standard base64, padded. */
 export function base64(bytes: Uint8Array): string {
   let binary = '';

@@ -3,7 +3,7 @@
 // then each call signed with HMAC-SHA512 over method, path, token, body digest and timestamp.
 import { cachedAccessToken, type FetchedToken } from './access-token.js';
 import { BillApiHttpError, BillApiResponseError } from './errors.js';
-import { base64, hex, rsaPrivateKey } from './signing-keys.js';
+import { base64, rsaPrivateKey, sha256Hex } from './signing-keys.js';
 import type { SignInput, Signer } from './types.js';
 
 export interface SnapSettings {
@@ -32,9 +32,8 @@ export function snapExternalId(requestId: string): string {
 
 /** What each call signs: `METHOD:PATH?QUERY:TOKEN:hex(SHA-256(BODY)):TIMESTAMP`. */
 export async function snapStringToSign(input: Pick<SignInput, 'method' | 'path' | 'query' | 'body'>, token: string, timestamp: string): Promise<string> {
-  const digest = hex(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(input.body))));
   const endpoint = input.query === '' ? input.path : `${input.path}?${input.query}`;
-  return `${input.method.toUpperCase()}:${endpoint}:${token}:${digest.toLowerCase()}:${timestamp}`;
+  return `${input.method.toUpperCase()}:${endpoint}:${token}:${await sha256Hex(input.body)}:${timestamp}`;
 }
 
 const hmacKeys = new Map<string, Promise<CryptoKey>>();

@@ -8,7 +8,8 @@ import { hookUrls } from '../../server/domain/create/hook-urls.js';
 import { headerLanguage } from '../../contract/languages.js';
 import { formatAmount } from '../../contract/decimal.js';
 import { RETURN_PAGE_TEXTS, returnPage } from '../../server/http/return-page.js';
-import { startedCookie } from '../../server/http/started-here.js';
+import type { Context } from 'hono';
+import { startedMarks } from '../../server/http/started-here.js';
 import type { CreatedBillView } from '../../contract/bill-view.js';
 import { STARTED_HERE, startHarness } from './support/harness.js';
 import type { Harness } from './support/harness.js';
@@ -50,7 +51,10 @@ test('the create marks its browser with a cookie scoped to that bill\'s return U
   assert.equal(attr.size, 4);
 
   // On https, Secure; PUBLIC_URL's path prefix is part of the return URL, so of the cookie's path.
-  const secure = startedCookie({ publicUrl: 'https://pay.shop.example/checkout', merchantReference: 'bc_abc', expiredOn: 10_000_000_000, graceMs: 600_000, now: 0 });
+  let secure: string | undefined;
+  const answer = { header: (name: string, value: string) => void (name === 'Set-Cookie' && (secure = value)), req: { header: () => undefined } };
+  startedMarks({ publicUrl: 'https://pay.shop.example/checkout', production: true, expiryGraceMs: 600_000, returnUrl: 'https://shop.example/' }, () => 0)
+    .mark(answer as unknown as Context, { merchantReference: 'bc_abc', expiredOn: 10_000_000_000 });
   assert.equal(secure, 'bc_started=1; Path=/checkout/api/hooks/return/bc_abc; Max-Age=10000600; HttpOnly; SameSite=Lax; Secure');
 });
 
