@@ -16,21 +16,7 @@ const MOST_S = 400 * DAY_S;
 /** The path characters a cookie's Path may hold as they are. */
 const COOKIE_PATH = /^\/[!#-+\--:<-~]*$/;
 
-export interface StartedCookieOptions {
-  /** PUBLIC_URL: its path prefix and scheme (Secure on https). */
-  publicUrl: string;
-  merchantReference: string;
-  /** The bill's expiry (service clock) and the grace after it during which a payment can still land. */
-  expiredOn: number;
-  graceMs: number;
-  now: number;
-}
-
 /** The Set-Cookie value that marks a browser for one bill; null when the path could not be written in a cookie. */
-export function startedCookie({ publicUrl, merchantReference, expiredOn, graceMs, now }: StartedCookieOptions): string | null {
-  return cookieOn(returnPath(publicUrl, merchantReference), publicUrl.startsWith('https:'), expiredOn + graceMs - now);
-}
-
 function cookieOn(path: string, secure: boolean, leftMs: number): string | null {
   if (!COOKIE_PATH.test(path)) return null;
   // The bill's life and its grace, but at least a day: the service's clock may differ from ours.
