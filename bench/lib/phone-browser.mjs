@@ -29,9 +29,11 @@ export function launchChromium() {
  * and its JavaScript), `timeoutMs`. Resolves to the probe's figures plus `responses` (every
  * response but the page itself and the favicon: url, type, content-encoding, bytes on the wire
  * with headers, so far for a response still open) and, with `trace`, `tasks` (the page's main-thread tasks as { start, duration } in
- * ms of the page's clock) and `scriptMs` (its JavaScript, see mainThread).
+ * ms of the page's clock) and `scriptMs` (its JavaScript, see mainThread). `traceCategories`: more
+ * categories to record (a CPU profile: `disabled-by-default-v8.cpu_profiler`); `rawTrace`: the
+ * trace itself as `trace` too (DevTools' performance panel opens it).
  */
-export async function visit(browser, url, { probe: options, trace = false, timeoutMs = 60_000 }) {
+export async function visit(browser, url, { probe: options, trace = false, traceCategories = [], rawTrace = false, timeoutMs = 60_000 }) {
   const context = await browser.newContext({
     viewport: profile.viewport,
     deviceScaleFactor: profile.deviceScaleFactor,
@@ -73,7 +75,7 @@ export async function visit(browser, url, { probe: options, trace = false, timeo
       // function calls and microtasks, style and layout (as DevTools' performance panel records);
       // blink.user_timing: the probe's mark, which names the page's main thread and ties the
       // trace's clock to the page's.
-      await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'v8.execute', 'blink.user_timing'] });
+      await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'v8.execute', 'blink.user_timing', ...traceCategories] });
       tracing = true;
     }
     await page.goto(url, { waitUntil: 'commit' });
@@ -84,7 +86,8 @@ export async function visit(browser, url, { probe: options, trace = false, timeo
         timer = setTimeout(() => reject(new Error(`${url}: no ${options.selector} painted within ${timeoutMs} ms`)), timeoutMs);
       }),
     ]).finally(() => clearTimeout(timer));
-    const mainThreadFigures = trace ? mainThread(JSON.parse(await browser.stopTracing()), figures.markAt) : {};
+    const traceJson = trace ? JSON.parse(await browser.stopTracing()) : null;
+    const mainThreadFigures = trace ? { ...mainThread(traceJson, figures.markAt), ...rawTrace ? { trace: traceJson } : {} } : {};
     tracing = false;
     return {
       ...figures,
@@ -109,20 +112,28 @@ const scriptEvents = new Set(['v8.compile', 'v8.compileModule', 'EvaluateScript'
 // Style and layout that a script forces: rendering work, not the script's.
 const renderingEvents = new Set(['UpdateLayoutTree', 'Layout']);
 
-/** Spans (sorted by start) merged where they overlap (not where one ends as the next starts). */
+/**
+ * Spans (sorted by start) merged where they overlap (not where one ends as the next starts). A
+ * span's third member, when there is one (the thread's CPU time in it), is kept: the larger one
+ * of a span inside another, the sum of two that only overlap.
+ */
 function union(spans) {
   const merged = [];
-  for (const [start, end] of spans) {
+  for (const [start, end, cpu = 0] of spans) {
     const last = merged.at(-1);
-    if (last && start < last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
+    if (last && start < last[1]) {
+      last[2] = end <= last[1] ? Math.max(last[2], cpu) : last[2] + cpu;
+      last[1] = Math.max(last[1], end);
+    } else merged.push([start, end, cpu]);
   }
   return merged;
 }
 
 /**
  * From a trace, the thread that recorded the probe's mark (the page's main thread), on the page's
- * clock (ms): `tasks` ({ start, duration }, outermost only), and `scriptMs`, the time it ran
+ * clock (ms): `tasks` ({ start, duration, cpu }, outermost only; `cpu`: the thread's CPU time in
+ * it, what it computed, which neither the CPU slowdown's pauses nor other work on the machine
+ * lengthen as they do `duration`), and `scriptMs`, the time it ran
  * JavaScript (the union of scriptEvents, less the style and layout it forced).
  */
 function mainThread({ traceEvents }, markAt) {
@@ -131,13 +142,13 @@ function mainThread({ traceEvents }, markAt) {
   const offset = mark.ts / 1000 - markAt;
   const events = traceEvents.filter((e) => e.ph === 'X' && e.pid === mark.pid && e.tid === mark.tid)
     .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
-  const tasks = union(events.filter((e) => taskEvents.has(e.name)).map((e) => [e.ts, e.ts + e.dur]));
+  const tasks = union(events.filter((e) => taskEvents.has(e.name)).map((e) => [e.ts, e.ts + e.dur, e.tdur ?? 0]));
   const script = union(events.filter((e) => scriptEvents.has(e.name)).map((e) => [e.ts, e.ts + e.dur]));
   const inScript = (e) => script.some(([start, end]) => e.ts >= start && e.ts + e.dur <= end);
   const forced = union(events.filter((e) => renderingEvents.has(e.name) && inScript(e)).map((e) => [e.ts, e.ts + e.dur]));
   const total = (spans) => spans.reduce((sum, [start, end]) => sum + end - start, 0) / 1000;
   return {
-    tasks: tasks.map(([start, end]) => ({ start: start / 1000 - offset, duration: (end - start) / 1000 })),
+    tasks: tasks.map(([start, end, cpu]) => ({ start: start / 1000 - offset, duration: (end - start) / 1000, cpu: cpu / 1000 })),
     scriptMs: total(script) - total(forced),
   };
 }
