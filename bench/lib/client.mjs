@@ -147,3 +147,64 @@ export async function openWatchers(n, urlOf, onEvent, concurrency = 200) {
   });
   return watchers;
 }
+
+/**
+ * A pool of SSE watchers spread over `workers` worker threads (watcher-worker.mjs), so that reading
+ * ten thousand sockets is not one event loop's queue: each thread reads its share with no HTTP
+ * parsing after the head and no string per chunk, and notes the time (CLOCK_MONOTONIC) of the chunk
+ * that holds `marker` in a shared array, without a message per watcher. One pool serves round after
+ * round: `open(n, url)`, then `arrivals` (0 until the watcher got the marker) and `counts` (how many
+ * chunks held it: 1 each), `close()`; `terminate()` at the end.
+ */
+export async function watcherPool({ workers = 2, capacity, marker, concurrency = 200 }) {
+  const { Worker } = await import('node:worker_threads');
+  const arrivalsBuffer = new SharedArrayBuffer(8 * capacity);
+  const countsBuffer = new SharedArrayBuffer(4 * capacity);
+  const headsBuffer = new SharedArrayBuffer(4 * capacity);
+  const threads = Array.from({ length: workers }, () => new Worker(new URL('./watcher-worker.mjs', import.meta.url), {
+    workerData: { arrivals: arrivalsBuffer, counts: countsBuffer, heads: headsBuffer },
+  }));
+  const ask = (thread, message) => new Promise((resolve, reject) => {
+    thread.once('message', (answer) => (answer.ok ? resolve(answer) : reject(new Error(answer.error))));
+    thread.postMessage(message);
+  });
+  const pool = {
+    arrivals: new Float64Array(arrivalsBuffer),
+    counts: new Int32Array(countsBuffer),
+    /** The bytes of the answer's head (status line and headers, with the blank line), per watcher. */
+    heads: new Int32Array(headsBuffer),
+    n: 0,
+    /** Opens `n` watchers of `url`; resolves to one watcher's first bytes (head and first frame). */
+    async open(n, url) {
+      if (n > capacity) throw new Error(`the pool holds ${capacity} watchers, not ${n}`);
+      pool.arrivals.fill(0, 0, n);
+      pool.counts.fill(0, 0, n);
+      pool.n = n;
+      const per = Math.ceil(n / workers);
+      const answers = await Promise.all(threads.map((thread, k) => ask(thread, {
+        cmd: 'open', from: Math.min(n, k * per), to: Math.min(n, (k + 1) * per), url, marker, concurrency: Math.ceil(concurrency / workers),
+      })));
+      return answers.find((a) => a.sample)?.sample ?? null;
+    },
+    /** How many of the open watchers got the marker. */
+    received() {
+      let got = 0;
+      for (let i = 0; i < pool.n; i++) if (pool.arrivals[i] > 0) got++;
+      return got;
+    },
+    /** Resolves once every open watcher got the marker (checked every `everyMs`). */
+    everyone(everyMs = 2) {
+      return new Promise((resolve) => {
+        const check = setInterval(() => {
+          if (pool.received() === pool.n) {
+            clearInterval(check);
+            resolve();
+          }
+        }, everyMs);
+      });
+    },
+    close: () => Promise.all(threads.map((thread) => ask(thread, { cmd: 'close' }))),
+    terminate: () => Promise.all(threads.map((thread) => thread.terminate())),
+  };
+  return pool;
+}

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 const child = fileURLToPath(new URL('./bff-child.mjs', import.meta.url));
 
-/** setup: { upstreamUrl, env?, bare? }. Resolves once the child listens. */
+/** setup: { upstreamUrl, env?, bare?, floor? }. Resolves once the child listens. */
 export function spawnBff(setup) {
   const proc = fork(child, [], {
     // BENCH_CPU_PROF=DIR writes .cpuprofile files of the BFF there (for when a figure misses its
@@ -24,6 +24,7 @@ export function spawnBff(setup) {
         resolve({
           url: msg.url,
           bareUrl: msg.bareUrl,
+          floorUrl: msg.floorUrl,
           pid: msg.pid,
           call(cmd, args) {
             const id = nextId++;

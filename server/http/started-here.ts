@@ -16,11 +16,12 @@ const MOST_S = 400 * DAY_S;
 /** The path characters a cookie's Path may hold as they are. */
 const COOKIE_PATH = /^\/[!#-+\--:<-~]*$/;
 
+/** The bill's life and its grace, but at least a day: the service's clock may differ from ours. */
+const maxAgeS = (leftMs: number) => Math.min(MOST_S, Math.max(DAY_S, Math.ceil(leftMs / 1000)));
+
 /** The Set-Cookie value that marks a browser for one bill; null when the path could not be written in a cookie. */
-function cookieOn(path: string, secure: boolean, leftMs: number): string | null {
+function cookieOn(path: string, secure: boolean, maxAge: number): string | null {
   if (!COOKIE_PATH.test(path)) return null;
-  // The bill's life and its grace, but at least a day: the service's clock may differ from ours.
-  const maxAge = Math.min(MOST_S, Math.max(DAY_S, Math.ceil(leftMs / 1000)));
   return `${STARTED_COOKIE}=1; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
@@ -82,6 +83,7 @@ export function startedMarks(
   // where PUBLIC_URL is the one name the BFF is reached by.
   const loopback = !config.production && LOOPBACK.has(publicHost);
   const shownOn = new Map<string, string>();
+  const cookies = new WeakMap<MarkedBill, { maxAge: number; cookie: string | null }>();
   /** The loopback name this request came on when it is not PUBLIC_URL's; null otherwise. */
   const alias = (c: Context): string | null => {
     if (!loopback) return null;
@@ -92,7 +94,17 @@ export function startedMarks(
   return {
     mark(c, bill) {
       const t = now();
-      const cookie = cookieOn(pathPrefix + bill.merchantReference, secure, (bill.expiredOn ?? t) + config.expiryGraceMs - t);
+      const maxAge = maxAgeS((bill.expiredOn ?? t) + config.expiryGraceMs - t);
+      // The status read marks every answer, mostly with the same cookie (a bill's Max-Age is a day
+      // until near its expiry): made once per bill object and Max-Age.
+      const made = cookies.get(bill);
+      let cookie: string | null;
+      if (made?.maxAge === maxAge) {
+        cookie = made.cookie;
+      } else {
+        cookie = cookieOn(pathPrefix + bill.merchantReference, secure, maxAge);
+        cookies.set(bill, { maxAge, cookie });
+      }
       if (cookie === null) return;
       c.header('Set-Cookie', cookie);
       const name = alias(c);
