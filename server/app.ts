@@ -141,6 +141,8 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     store: options.store, sseConnections: () => streams.size(), now,
     ...(options.upstream.budget ? { budget: options.upstream.budget } : {}),
     ...(options.upstream.clock ? { clock: options.upstream.clock } : {}),
+    // Read at scrape time, once the reconciler below exists.
+    reconcileLag: () => reconciler.lag(),
   });
   const store = instrumentStore(options.store, metrics);
   const service = instrumentUpstream(options.upstream, { metrics, now });
@@ -221,6 +223,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     observeLifetime: creator.observeLifetime,
     intervalMs: config.reconcileIntervalMs,
     creatingAgeMs: 2 * config.upstream.timeoutMs,
+    // Paced within the client's budget: half of a limit set by configuration, or RECONCILE_MAX_RPS.
+    ...(options.upstream.budget ? { budget: options.upstream.budget } : {}),
+    maxRps: config.reconcileMaxRps,
+    requeryMaxRps: config.upstream.maxRpsByOperation.requery ?? null,
+    limitKnown: config.upstream.maxRps !== null,
   });
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({

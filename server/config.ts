@@ -47,6 +47,11 @@ export interface Config {
   pageBase: 0 | 1;
   databaseUrl: string;
   reconcileIntervalMs: number;
+  /**
+   * Requeries per second the reconciler sends at most (RECONCILE_MAX_RPS), within the budget; null:
+   * half of BILL_API_MAX_RPS (or of the requery limit, if lower) when set, else as the learning budget grants.
+   */
+  reconcileMaxRps: number | null;
   refreshWindowMs: number;
   /** How long a pending bill past `expiredOn` keeps being requeried before it is called expired. */
   expiryGraceMs: number;
@@ -352,6 +357,7 @@ export function loadConfig(env: Env): Config {
     pageBase,
     databaseUrl: text(env, 'DATABASE_URL') ?? 'file:data/bill-checkout.sqlite',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 1),
+    reconcileMaxRps: rate(env, 'RECONCILE_MAX_RPS'),
     refreshWindowMs: int(env, 'REFRESH_WINDOW_MS', 2_000),
     expiryGraceMs: int(env, 'BILL_EXPIRY_GRACE_MS', 10 * 60_000),
     allowedOrigins: (text(env, 'ALLOWED_ORIGINS') ?? new URL(publicUrl).origin)

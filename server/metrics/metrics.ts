@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { REQUERY_REASONS } from '../../contract/admin.js';
 import { ALERT_KINDS, type AlertKind } from '../domain/alerts.js';
+import type { ReconcileLag } from '../domain/status/reconciler.js';
 import type { RequeryResult } from '../domain/status/refresher.js';
 import type { NoticeChannel, NoticeCount, NoticeState, RequeryReason, Store } from '../store/types.js';
 import { PRIORITIES, type Budget } from '../upstream/budget.js';
@@ -32,6 +33,8 @@ export interface MetricsSources {
   /** The budget toward the service and its clock, when the client has them. */
   budget?: Budget;
   clock?: ServiceClock;
+  /** How far behind the reconciler is, as its last pass left it. */
+  reconcileLag?: () => ReconcileLag;
 }
 
 export interface Scrape {
@@ -195,6 +198,26 @@ export function createMetrics(sources: MetricsSources): Metrics {
       registers,
       collect() {
         this.set(clock.offsetMs() / 1000);
+      },
+    });
+  }
+
+  const { reconcileLag } = sources;
+  if (reconcileLag) {
+    new Gauge({
+      name: `${PREFIX}reconcile_backlog_bills`,
+      help: 'Pending bills due for a requery that the last reconcile pass could not reach within RECONCILE_INTERVAL_MS (0: it covers every due bill).',
+      registers,
+      collect() {
+        this.set(reconcileLag().backlogBills);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}reconcile_lag_seconds`,
+      help: 'How much longer than RECONCILE_INTERVAL_MS the oldest of those bills has gone without a requery (0: the reconciler keeps up).',
+      registers,
+      collect() {
+        this.set(reconcileLag().lagMs / 1000);
       },
     });
   }

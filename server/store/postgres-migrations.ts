@@ -342,6 +342,50 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 8,
+    name: "the reconciler's order: the pending bills closest to their expiry first, paged by key",
+    // The expressions are those of listPending's ORDER BY (postgres/bills.ts, URGENCY_ORDER), as an index on expressions requires.
+    sql: `
+      CREATE INDEX bills_reconcile ON bills (
+        (COALESCE(expires_local_at, 9007199254740991)), (COALESCE(checked_at, -1)), created_at, merchant_reference
+      ) WHERE create_state = 'created' AND NOT is_final;
+    `,
+  },
+  {
+    version: 9,
+    name: 'status changes that arrive together in one statement and one commit',
+    // Group commit of applyStatus (postgres/apply-batch.ts): the statuses one instance stores in the
+    // same moment are one call, one transaction, one WAL flush. Each item is exactly one call of
+    // bc_apply_status (whatever a later migration makes of it), in the order the client sent them
+    // (by bill_id, so two instances' batches lock bills alike). A bill that is not there is an
+    // answer (bill NULL), not an error: one unknown bill must not undo the others' statuses.
+    // No NOTIFY in here either (migration 5 says why): the batch's changes are announced after it.
+    sql: `
+      CREATE FUNCTION bc_apply_statuses(p_items JSONB)
+      RETURNS TABLE (ord INTEGER, bill JSONB, changed BOOLEAN, became_final BOOLEAN) LANGUAGE plpgsql AS $fn$
+      DECLARE
+        a RECORD;
+      BEGIN
+        FOR a IN SELECT * FROM jsonb_to_recordset(p_items) AS x (ord INTEGER, bill_id TEXT, status INTEGER,
+            status_name TEXT, outcome TEXT, date_time BIGINT, checked_at BIGINT, reason TEXT,
+            notice_ids TEXT[], notice_channels TEXT[])
+        LOOP
+          ord := a.ord;
+          bill := NULL;
+          changed := FALSE;
+          became_final := FALSE;
+          IF EXISTS (SELECT 1 FROM bills b WHERE b.bill_id = a.bill_id) THEN
+            SELECT s.bill, s.changed, s.became_final INTO bill, changed, became_final
+              FROM bc_apply_status(a.bill_id, a.status, a.status_name, a.outcome, a.date_time, a.checked_at, a.reason,
+                a.notice_ids, a.notice_channels) s;
+          END IF;
+          RETURN NEXT;
+        END LOOP;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

@@ -168,6 +168,16 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE create_state = 'created' AND is_final = 0 AND superseded_at IS NOT NULL AND withdraw_confirmed_at IS NULL;
     `,
   },
+  {
+    version: 7,
+    name: "the reconciler's order: the pending bills closest to their expiry first, paged by key",
+    // The expressions are those of listPending's ORDER BY (sqlite/bills.ts, URGENCY_ORDER), as an index on expressions requires.
+    sql: `
+      CREATE INDEX bills_reconcile ON bills (
+        COALESCE(expires_local_at, 9007199254740991), COALESCE(checked_at, -1), created_at, merchant_reference
+      ) WHERE create_state = 'created' AND is_final = 0;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

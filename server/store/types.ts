@@ -322,10 +322,18 @@ export interface BillStore {
   touchChecked(billId: string, checkedAt: number): Promise<void>;
 
   /**
-   * Created, non-final, not lost bills whose checkedAt is null or older than `checkedBefore`, oldest
-   * first; with `serviceId`, only that service's (and those stored before it was kept).
+   * Created, non-final, not lost bills whose checkedAt is null or older than `checkedBefore`, the
+   * most urgent first: the closest to their expiry (expiresLocalAt, none last), then the longest
+   * unchecked (never checked first), then the oldest; with `serviceId`, only that service's (and
+   * those stored before it was kept). `after`: the next page, after this bill of the last one
+   * (keyset pagination: a bill checked meanwhile is no longer due, none is skipped or given twice).
    */
-  listPending(checkedBefore: number, limit: number, serviceId?: string): Promise<StoredBill[]>;
+  listPending(checkedBefore: number, limit: number, serviceId?: string, after?: PendingCursor): Promise<StoredBill[]>;
+  /**
+   * How many bills listPending(checkedBefore, ∞, serviceId) would give, and the oldest last check
+   * among them (checkedAt, or createdAt for a bill never checked; null when there is none).
+   */
+  countPendingDue(checkedBefore: number, serviceId?: string): Promise<PendingDue>;
   /** Created, non-final, not lost bills superseded or orphaned whose withdrawal the service has not confirmed, oldest first. */
   listWithdrawing(limit: number, serviceId?: string): Promise<StoredBill[]>;
   /** Bills left in `creating` since before `createdBefore` (their create outcome is unknown). */
@@ -337,6 +345,15 @@ export interface BillStore {
   findBillsByOrder(orderId: string, match: 'equal' | 'like', limit: number): Promise<StoredBill[]>;
   /** Created bills that are not final yet (metrics). */
   countPending(): Promise<number>;
+}
+
+/** Where a page of Store.listPending ended: its last bill's sort key. */
+export type PendingCursor = Pick<StoredBill, 'expiresLocalAt' | 'checkedAt' | 'createdAt' | 'merchantReference'>;
+
+/** The pending bills due for a requery: how many, and the oldest last check among them (ms). */
+export interface PendingDue {
+  count: number;
+  oldestCheckedAt: number | null;
 }
 
 /** Merchant notices: the outbox, its delivery log and replays, their counts, and the webhook endpoint's state. */

@@ -77,6 +77,8 @@ test('/metrics is off without METRICS_TOKEN, then wants its Bearer token; the bo
     bill_checkout_store_commit_duration_seconds: 'HISTOGRAM',
     bill_checkout_answer_mismatches_total: 'COUNTER',
     bill_checkout_notice_attempts_total: 'COUNTER',
+    bill_checkout_reconcile_backlog_bills: 'GAUGE',
+    bill_checkout_reconcile_lag_seconds: 'GAUGE',
   };
   for (const [name, type] of Object.entries(types)) assert.equal(m.type(name), type, name);
   // Known label sets are there from the start, at 0.
@@ -84,6 +86,9 @@ test('/metrics is off without METRICS_TOKEN, then wants its Bearer token; the bo
   assert.ok(m.has('bill_checkout_callbacks_total', { result: 'refused_forged' }));
   assert.ok(m.has('bill_checkout_notices', { channel: 'webhook', state: 'pending' }));
   assert.equal(m.value('bill_checkout_bills_pending'), 0);
+  // No pass yet, nothing known to be behind (test/server/reconciler-pacing.test.ts has them behind).
+  assert.equal(m.value('bill_checkout_reconcile_backlog_bills'), 0);
+  assert.equal(m.value('bill_checkout_reconcile_lag_seconds'), 0);
   // A test process holds several apps: none of them writes the global registry's process metrics.
   assert.ok(!m.has('process_cpu_user_seconds_total'));
   assert.ok(!h.bodies.some((b) => b.includes(METRICS_TOKEN)));

@@ -478,6 +478,39 @@ export function storeContract(name: string, make: () => Promise<StoreFixture>): 
         assert.deepEqual((await store.listPending(T0 + 10_000, 1)).map((b) => b.billId), [never.billId]);
       });
 
+      it('listPending: the closest to expiry first, then the longest unchecked; paged by key; countPendingDue counts them', async () => {
+        const make = async (expiresLocalAt: number) => {
+          const bill = newBill();
+          await store.insertBill(bill);
+          return store.completeCreate(bill.merchantReference, createdBill(bill.merchantReference, `b-${bill.merchantReference}`, { expiresLocalAt }), T0);
+        };
+        const late = await make(T0 + 9_000_000);
+        const soonChecked = await make(T0 + 1_000_000);
+        const soonNever = await make(T0 + 1_000_000);
+        const soonest = await make(T0 + 500_000);
+        const lateTwin = await make(T0 + 9_000_000);
+        const fresh = await make(T0 + 100_000);
+        await apply(soonChecked.billId!, 1, T0 + 100, 'pending'); // checked T0+105
+        await apply(fresh.billId!, 1, T0 + 900, 'pending'); // checked T0+905: not due at T0+500
+        const due = [soonest, soonNever, soonChecked, late, lateTwin].map((b) => b.billId);
+        assert.deepEqual((await store.listPending(T0 + 500, 10)).map((b) => b.billId), due);
+        // Page by page, each after the last bill of the one before: the same bills, once each.
+        const paged: (string | null)[] = [];
+        let page = await store.listPending(T0 + 500, 2);
+        while (page.length > 0) {
+          paged.push(...page.map((b) => b.billId));
+          // A bill checked between pages is no longer due, and moves nothing else.
+          if (paged.length === 2) await apply(late.billId!, 1, T0 + 1_000, 'pending');
+          page = await store.listPending(T0 + 500, 2, undefined, page.at(-1));
+        }
+        assert.deepEqual(paged, [soonest, soonNever, soonChecked, lateTwin].map((b) => b.billId));
+        // The oldest last check: a check, or the creation of a bill never checked.
+        const neverChecked = Math.min(soonNever.createdAt, soonest.createdAt, lateTwin.createdAt);
+        assert.deepEqual(await store.countPendingDue(T0 + 500), { count: 4, oldestCheckedAt: Math.min(T0 + 105, neverChecked) });
+        assert.deepEqual(await store.countPendingDue(T0 + 500, 'another-service'), { count: 4, oldestCheckedAt: Math.min(T0 + 105, neverChecked) });
+        assert.deepEqual(await store.countPendingDue(T0 + 50), { count: 3, oldestCheckedAt: neverChecked });
+      });
+
       it('listCreating gives bills left in creating since before the cut-off, oldest first', async () => {
         const a = newBill({ createdAt: T0 + 10 });
         const b = newBill({ createdAt: T0 + 5 });

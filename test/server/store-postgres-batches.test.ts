@@ -1,9 +1,11 @@
-// The pure parts of PostgreSQL's batched notice work (server/store/postgres/batches.ts): the input
-// of bc_finish_notice_attempts, and the order claimed notices are answered in.
+// The pure parts of PostgreSQL's batched work (server/store/postgres/batches.ts): the input of
+// bc_apply_statuses and of bc_finish_notice_attempts, and the order claimed notices are answered in;
+// and the two lanes status changes are written in (apply-batch.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dueAt, finishAttemptsInput, inDueOrder } from '../../server/store/postgres/batches.js';
-import type { FinishItem } from '../../server/store/postgres/batches.js';
+import { coalesceInLanes } from '../../server/store/postgres/apply-batch.js';
+import { applyStatusesInput, dueAt, finishAttemptsInput, inDueOrder } from '../../server/store/postgres/batches.js';
+import type { ApplyItem, FinishItem } from '../../server/store/postgres/batches.js';
 import type { NoticeRow } from '../../server/store/rows.js';
 
 const T0 = 1_800_000_000_000;
@@ -43,4 +45,54 @@ test('claimed notices: the earliest due first, then by id', () => {
   const sorted = inDueOrder(claimed);
   assert.equal(sorted, claimed, 'sorted in place');
   assert.deepEqual(sorted.map((c) => c.row.id), ['b', 'c', 'a', 'd']);
+});
+
+const change = (billId: string, status: number, channels: ApplyItem['channels'], reason?: ApplyItem['input']['reason']): ApplyItem => ({
+  input: {
+    billId, outcome: status === 2 ? 'paid' : 'pending', checkedAt: T0 + 1, ...(reason ? { reason } : {}),
+    record: {
+      billId, merchantReference: 'ref', requestReference: null, paymentReference: null, billAmount: '1.00', currency: 'IDR',
+      status, statusName: status === 2 ? 'Paid' : 'Pending', isFinal: status === 2, dateTime: T0,
+    },
+  },
+  channels,
+});
+
+test('status changes stored together: in bill_id order (then as submitted), each with its place and its notices', () => {
+  const input = applyStatusesInput([
+    change('B2', 2, ['webhook', 'webhook']), change('B1', 1, [], 'callback'), change('B2', 2, ['webhook']),
+  ]);
+  assert.deepEqual(input.map((i) => [i.bill_id, i.ord]), [['B1', 1], ['B2', 0], ['B2', 2]]);
+  assert.deepEqual(input[1], {
+    ord: 0, bill_id: 'B2', status: 2, status_name: 'Paid', outcome: 'paid', date_time: T0, checked_at: T0 + 1, reason: null,
+    notice_ids: ['msg_B2'], notice_channels: ['webhook'],
+  });
+  assert.equal(input[0]!.reason, 'callback');
+  assert.deepEqual(input[0]!.notice_ids, []);
+  assert.deepEqual(applyStatusesInput([]), []);
+});
+
+test('status changes in two lanes: one waits only while both lanes write, then goes with the others that waited', async () => {
+  const calls: string[][] = [];
+  const finish: (() => void)[] = [];
+  const submit = coalesceInLanes((items: string[]) => {
+    calls.push(items);
+    return new Promise<string[]>((resolve) => finish.push(() => resolve(items.map((i) => i.toUpperCase()))));
+  }, 10, 2, setImmediate);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const a = submit('a');
+  await turn();
+  const b = submit('b');
+  await turn();
+  assert.deepEqual(calls, [['a'], ['b']], 'the second lane takes b while a is written');
+  const rest = [submit('c'), submit('d')];
+  await turn();
+  assert.equal(calls.length, 2, 'both lanes writing: c and d wait');
+  finish[0]!();
+  await turn();
+  await turn();
+  assert.deepEqual(calls[2], ['c', 'd'], 'then go together');
+  finish[1]!();
+  finish[2]!();
+  assert.deepEqual(await Promise.all([a, b, ...rest]), ['A', 'B', 'C', 'D']);
 });

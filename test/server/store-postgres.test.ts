@@ -283,6 +283,45 @@ describe('PostgreSQL store', () => {
     }
   });
 
+  it('stores the status changes of one moment in one call, each with its own answer, an unknown bill failing alone', async () => {
+    const { store } = await pgStore();
+    try {
+      await store.migrate();
+      const ids = ['G1', 'G2', 'G3', 'G4'];
+      const refs = new Map<string, string>();
+      for (const id of ids) {
+        await createdIn(store, id);
+        refs.set(id, (await store.getByBillId(id))!.merchantReference);
+      }
+      const committed: string[] = [];
+      // Submitted in one turn of the event loop: one call of bc_apply_statuses.
+      const outcomes = await Promise.allSettled([
+        store.applyStatus({ billId: 'G1', record: statusRecord('G1', 1, T0), outcome: 'pending', checkedAt: T0 + 1 }, []),
+        store.applyStatus({ billId: 'G3', record: statusRecord('G3', 2, T0), outcome: 'paid', checkedAt: T0 + 1 }, ['webhook'],
+          (r) => committed.push(r.bill.billId!)),
+        store.applyStatus({ billId: 'NOPE', record: statusRecord('NOPE', 2, T0), outcome: 'paid', checkedAt: T0 + 1 }, ['webhook']),
+        store.applyStatus({ billId: 'G2', record: statusRecord('G2', 2, T0), outcome: 'paid', checkedAt: T0 + 1 }, ['webhook']),
+        store.applyStatus({ billId: 'G2', record: statusRecord('G2', 2, T0 + 1), outcome: 'paid', checkedAt: T0 + 2 }, ['webhook']),
+      ]);
+      const [g1, g3, nope, g2, g2again] = outcomes;
+      assert.equal(g1.status === 'fulfilled' && g1.value.changed, true);
+      assert.equal(g3.status === 'fulfilled' && g3.value.becameFinal, true);
+      assert.deepEqual(committed, ['G3'], 'onCommitted told');
+      assert.equal(nope.status === 'rejected' && (nope.reason as Error).name, 'BillNotFoundError');
+      // One bill twice in one batch: applied in the order submitted, the second sees the first.
+      assert.equal(g2.status === 'fulfilled' && g2.value.becameFinal, true);
+      assert.equal(g2again.status === 'fulfilled' && !g2again.value.changed && !g2again.value.becameFinal, true);
+      const notices = await store.noticesFor(['G2', 'G3']);
+      assert.deepEqual(notices.map((n) => n.billId), ['G2', 'G3'], 'one notice each');
+      // Reads by reference asked for together: each its own bill, or null.
+      const read = await Promise.all([...ids.map((id) => store.getByReference(refs.get(id)!)), store.getByReference('nobody')]);
+      assert.deepEqual(read.map((b) => b?.billId ?? null), [...ids, null]);
+      assert.deepEqual(read.slice(0, 4).map((b) => b!.outcome), ['pending', 'paid', 'paid', 'pending']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps serving the callback path after a newer instance adds a column to bills (a rolling upgrade)', async () => {
     // One connection, so that every call below runs on the statements that connection prepared.
     const upgraded = await cluster.createSchema();
@@ -299,9 +338,15 @@ describe('PostgreSQL store', () => {
       await raw.query('ALTER TABLE bills ADD COLUMN added_later TEXT');
       await raw.end();
       assert.equal((await running.getByReference(ref))?.billId, 'U1', 'the read by reference');
+      const [one, none] = await Promise.all([running.getByReference(ref), running.getByReference('nobody')]);
+      assert.deepEqual([one?.billId, none], ['U1', null], 'the reads by reference asked for together');
       assert.equal((await running.getByBillId('U1'))?.merchantReference, ref, 'the read by bill id');
-      const paid = await running.applyStatus({ billId: 'U1', record: statusRecord('U1', 2, T0 + 2), outcome: 'paid', checkedAt: T0 + 3 }, ['webhook']);
-      assert.equal(paid.becameFinal, true, 'the status change');
+      await createdIn(running, 'U2');
+      await createdIn(running, 'U3');
+      const [paid, , paid3] = await Promise.all(['U1', 'U2', 'U3'].map((id) =>
+        running.applyStatus({ billId: id, record: statusRecord(id, 2, T0 + 2), outcome: 'paid', checkedAt: T0 + 3 }, ['webhook'])));
+      assert.equal(paid?.becameFinal, true, 'the status change');
+      assert.equal(paid3?.becameFinal, true, 'the status changes stored together');
     } finally {
       await running.close();
     }

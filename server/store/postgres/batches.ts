@@ -1,11 +1,50 @@
-// The pure parts of the PostgreSQL store's notice work in batches (notices.ts): the input of one
-// call of bc_finish_notice_attempts for attempts finished together, and the order claimed notices
-// are answered in (an UPDATE … RETURNING keeps none).
+// The pure parts of the PostgreSQL store's work in batches: the input of one call of
+// bc_apply_statuses for status changes stored together (apply-batch.ts), the input of one call of
+// bc_finish_notice_attempts for attempts finished together (notices.ts), and the order claimed
+// notices are answered in (an UPDATE … RETURNING keeps none).
 
-import { attemptRecord } from '../notice-values.js';
+import { attemptRecord, noticeId } from '../notice-values.js';
 import type { AttemptRecord } from '../notice-values.js';
 import type { NoticeRow } from '../rows.js';
-import type { Notice, NoticeAttemptResult } from '../types.js';
+import type { ApplyStatusInput, Notice, NoticeAttemptResult, NoticeChannel } from '../types.js';
+
+/** One status change to store: applyStatus's arguments. */
+export interface ApplyItem {
+  input: ApplyStatusInput;
+  channels: NoticeChannel[];
+}
+
+/** One element of bc_apply_statuses' JSON array: bc_apply_status's arguments, and `ord`, the item's place in the batch. */
+export interface ApplyInput {
+  ord: number;
+  bill_id: string;
+  status: number;
+  status_name: string;
+  outcome: string;
+  date_time: number;
+  checked_at: number;
+  reason: string | null;
+  notice_ids: string[];
+  notice_channels: NoticeChannel[];
+}
+
+/**
+ * The JSON array of bc_apply_statuses for `items`: in bill_id order (then as submitted), so that
+ * two instances' batches lock bills alike and two changes of one bill apply in the order they came;
+ * each element says its item's place (`ord`).
+ */
+export function applyStatusesInput(items: ApplyItem[]): ApplyInput[] {
+  const order = items.map((item, ord) => ({ item, ord }))
+    .sort((a, b) => byText(a.item.input.billId, b.item.input.billId) || a.ord - b.ord);
+  return order.map(({ item: { input, channels }, ord }) => {
+    const unique = [...new Set(channels)];
+    return {
+      ord, bill_id: input.billId, status: input.record.status, status_name: input.record.statusName, outcome: input.outcome,
+      date_time: input.record.dateTime, checked_at: input.checkedAt, reason: input.reason ?? null,
+      notice_ids: unique.map((channel) => noticeId(input.billId, channel)), notice_channels: unique,
+    };
+  });
+}
 
 /** One attempt to record: whose, and what happens to the notice next. */
 export interface FinishItem {

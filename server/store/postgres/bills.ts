@@ -1,24 +1,33 @@
-// The PostgreSQL store's bills: our create flow, the statuses the service gave (one call of
-// bc_apply_status each, then announced to the other instances), and the reads of the bills and
-// their history. Uniqueness is held by constraints, a multi-step change locks the bill's row.
+// The PostgreSQL store's bills: our create flow, the statuses the service gave (those of the same
+// moment in one call of bc_apply_statuses, apply-batch.ts; then announced to the other
+// instances), and the reads of the bills and their history. Uniqueness is held by constraints, a
+// multi-step change locks the bill's row.
 
 import type { QueryResultRow } from 'pg';
 import type { CreatedBill } from '../../upstream/types.js';
 import { BillNotFoundError, StoreConflictError } from '../errors.js';
-import { noticeId } from '../notice-values.js';
 import { containsPattern } from '../sql.js';
-import type { ApplyStatusResult, BillStore, StoredBill } from '../types.js';
+import type { BillStore, PendingCursor, StoredBill } from '../types.js';
+import { pgApplyBatches } from './apply-batch.js';
 import { named } from './context.js';
 import type { PgContext, Queryable } from './context.js';
 import type { StatusChange } from './events.js';
 import { num, toBill, toEvent } from './rows.js';
 
-/** SQLSTATE of bc_apply_status when the bill is not there. */
-const NO_DATA_FOUND = 'P0002';
-const applyStatusCall = named('bc_apply_status', 'SELECT bill, changed, became_final FROM bc_apply_status($1, $2, $3, $4, $5, $6, $7, $8, $9)');
+/** Pending bills due for a requery ($1 checkedBefore, $2 serviceId). */
+const PENDING_DUE = `create_state = 'created' AND NOT is_final AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < $1)
+  AND ($2::text IS NULL OR service_id IS NULL OR service_id = $2)`;
+/**
+ * The reconciler's order, as the index bills_reconcile has it: the closest to expiry first (none
+ * last), then the longest unchecked (never first), then the oldest; the reference makes it total.
+ */
+const URGENCY_ORDER = `COALESCE(expires_local_at, ${Number.MAX_SAFE_INTEGER}), COALESCE(checked_at, -1), created_at, merchant_reference`;
+const urgencyKey = (after: PendingCursor) =>
+  [after.expiresLocalAt ?? Number.MAX_SAFE_INTEGER, after.checkedAt ?? -1, after.createdAt, after.merchantReference];
 
 /** `announce`: tells the other instances of a status change once it is committed (events.ts). */
 export function pgBills({ pool, tx, onError }: PgContext, announce: (change: StatusChange) => Promise<void>): BillStore {
+  const batches = pgApplyBatches(pool);
   /** A bill by one of its unique columns, as JSONB through a named statement (see `named`). */
   async function billWhere(db: Queryable, column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string, lock = false) {
     const read = named(`bc_bill_by_${column}${lock ? '_for_update' : ''}`,
@@ -131,7 +140,8 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       });
     },
 
-    getByReference: (ref) => billWhere(pool, 'merchant_reference', ref),
+    // The callback's token check, one per callback: read with the others of the moment (apply-batch.ts).
+    getByReference: (ref) => batches.getByReference(ref),
     getByBillId: (billId) => billWhere(pool, 'bill_id', billId),
     getByIdempotencyKey: (key) => billWhere(pool, 'idempotency_key', key),
     findCurrentByOrderId: (orderId) => currentOf(orderId),
@@ -141,21 +151,12 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       return rows[0] ? toBill(rows[0]) : null;
     },
 
-    async applyStatus({ billId, record, outcome, checkedAt, reason = null }, channels, onCommitted) {
-      // One statement (bc_apply_status, migration 5), its own transaction: PostgreSQL's commit is
-      // its sync, visible and durable at once. Then the change is announced, not waited for.
-      const unique = [...new Set(channels)];
-      let rows: QueryResultRow[];
-      try {
-        ({ rows } = await pool.query(applyStatusCall([billId, record.status, record.statusName, outcome, record.dateTime,
-          checkedAt, reason, unique.map((channel) => noticeId(billId, channel)), unique])));
-      } catch (error) {
-        if ((error as { code?: string }).code === NO_DATA_FOUND) throw new BillNotFoundError(`No bill with bill_id "${billId}"`);
-        throw error;
-      }
-      const row = rows[0]!;
-      const result: ApplyStatusResult = { bill: toBill(row.bill as QueryResultRow), changed: row.changed === true, becameFinal: row.became_final === true };
-      if (result.changed) announce({ billId, version: result.bill.statusVersion }).catch(onError);
+    async applyStatus(input, channels, onCommitted) {
+      // With the others stored in the same moment, one call of bc_apply_statuses (apply-batch.ts):
+      // PostgreSQL's commit is its sync, visible and durable at once. Then the change is
+      // announced (with the others of the moment, events.ts), not waited for.
+      const result = await batches.applyStatus({ input, channels });
+      if (result.changed) announce({ billId: input.billId, version: result.bill.statusVersion }).catch(onError);
       try {
         onCommitted?.(result);
       } catch {
@@ -167,12 +168,20 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
       await pool.query('UPDATE bills SET checked_at = $1 WHERE bill_id = $2', [checkedAt, billId]);
     },
 
-    async listPending(checkedBefore, limit, serviceId) {
-      const { rows } = await pool.query(`SELECT * FROM bills
-        WHERE create_state = 'created' AND NOT is_final AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < $1)
-          AND ($3::text IS NULL OR service_id IS NULL OR service_id = $3)
-        ORDER BY checked_at NULLS FIRST, created_at LIMIT $2`, [checkedBefore, limit, serviceId ?? null]);
+    async listPending(checkedBefore, limit, serviceId, after) {
+      const { rows } = after
+        ? await pool.query(`SELECT * FROM bills WHERE ${PENDING_DUE} AND (${URGENCY_ORDER}) > ($4::bigint, $5::bigint, $6::bigint, $7::text)
+            ORDER BY ${URGENCY_ORDER} LIMIT $3`, [checkedBefore, serviceId ?? null, limit, ...urgencyKey(after)])
+        : await pool.query(`SELECT * FROM bills WHERE ${PENDING_DUE} ORDER BY ${URGENCY_ORDER} LIMIT $3`, [checkedBefore, serviceId ?? null, limit]);
       return rows.map(toBill);
+    },
+    async countPendingDue(checkedBefore, serviceId) {
+      const { rows } = await pool.query<{ n: string; oldest: string | null }>(
+        `SELECT COUNT(*) AS n, MIN(COALESCE(checked_at, created_at)) AS oldest FROM bills WHERE ${PENDING_DUE}`,
+        [checkedBefore, serviceId ?? null],
+      );
+      const row = rows[0]!;
+      return { count: Number(row.n), oldestCheckedAt: row.oldest === null ? null : Number(row.oldest) };
     },
     async listWithdrawing(limit, serviceId) {
       const { rows } = await pool.query(`SELECT * FROM bills

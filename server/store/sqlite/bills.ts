@@ -8,8 +8,20 @@ import { toBillEvent, toStoredBill } from '../rows.js';
 import type { BillEventRow, BillRow } from '../rows.js';
 import { containsPattern } from '../sql.js';
 import { decideStatus } from '../status-change.js';
-import type { ApplyStatusInput, ApplyStatusResult, BillStore, InsertResult, NewBill, NoticeChannel, StoredBill } from '../types.js';
+import type { ApplyStatusInput, ApplyStatusResult, BillStore, InsertResult, NewBill, NoticeChannel, PendingCursor, StoredBill } from '../types.js';
 import type { SqliteContext } from './context.js';
+
+/** Pending bills due for a requery (parameters: checkedBefore, serviceId, serviceId). */
+const PENDING_DUE = `create_state = 'created' AND is_final = 0 AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < ?)
+  AND (? IS NULL OR service_id IS NULL OR service_id = ?)`;
+/**
+ * The reconciler's order, as the index bills_reconcile has it: the closest to expiry first (none
+ * last), then the longest unchecked (never first), then the oldest; the reference makes it total.
+ */
+const EXPIRY_KEY = `COALESCE(expires_local_at, ${Number.MAX_SAFE_INTEGER})`;
+const URGENCY_ORDER = `${EXPIRY_KEY}, COALESCE(checked_at, -1), created_at, merchant_reference`;
+const urgencyKey = (after: PendingCursor) =>
+  [after.expiresLocalAt ?? Number.MAX_SAFE_INTEGER, after.checkedAt ?? -1, after.createdAt, after.merchantReference] as const;
 
 export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
   const billWhere = (column: 'merchant_reference' | 'bill_id' | 'idempotency_key', value: string) => {
@@ -240,12 +252,19 @@ export function sqliteBills({ db, q, writing }: SqliteContext): BillStore {
       });
     },
 
-    async listPending(checkedBefore, limit, serviceId) {
-      const rows = q(`SELECT * FROM bills
-        WHERE create_state = 'created' AND is_final = 0 AND lost_at IS NULL AND (checked_at IS NULL OR checked_at < ?)
-          AND (? IS NULL OR service_id IS NULL OR service_id = ?)
-        ORDER BY checked_at IS NOT NULL, checked_at, created_at LIMIT ?`).all(checkedBefore, serviceId ?? null, serviceId ?? null, limit) as BillRow[];
+    async listPending(checkedBefore, limit, serviceId, after) {
+      const service = serviceId ?? null;
+      const rows = (after
+        // The first term again alone: what lets SQLite seek in the index rather than scan it from its start.
+        ? q(`SELECT * FROM bills WHERE ${PENDING_DUE} AND ${EXPIRY_KEY} >= ? AND (${URGENCY_ORDER}) > (?, ?, ?, ?)
+            ORDER BY ${URGENCY_ORDER} LIMIT ?`).all(checkedBefore, service, service, urgencyKey(after)[0], ...urgencyKey(after), limit)
+        : q(`SELECT * FROM bills WHERE ${PENDING_DUE} ORDER BY ${URGENCY_ORDER} LIMIT ?`).all(checkedBefore, service, service, limit)) as BillRow[];
       return rows.map(toStoredBill);
+    },
+    async countPendingDue(checkedBefore, serviceId) {
+      const row = q(`SELECT COUNT(*) AS n, MIN(COALESCE(checked_at, created_at)) AS oldest FROM bills WHERE ${PENDING_DUE}`)
+        .get(checkedBefore, serviceId ?? null, serviceId ?? null) as { n: number; oldest: number | null };
+      return { count: row.n, oldestCheckedAt: row.oldest };
     },
     async listWithdrawing(limit, serviceId) {
       const rows = q(`SELECT * FROM bills
