@@ -45,6 +45,12 @@ export async function startBff(options) {
   });
   // Routes are added to the checkout itself: app.route() would wrap each handler in an async one.
   const root = app;
+  // BENCH_BFF_DEFAULT_METRICS=1: the process's own figures on /metrics (event-loop lag, GC, memory),
+  // as serveBillCheckout adds them when METRICS_TOKEN is set (bench/flash-sale.mjs reads the lag).
+  if (process.env.BENCH_BFF_DEFAULT_METRICS === '1') {
+    const { collectDefaultMetrics } = await import('prom-client');
+    collectDefaultMetrics({ register: app.metrics.registry });
+  }
   options.mount?.(root);
   const onRequest = options.onRequest;
   handler = onRequest ? (req, env) => (onRequest(req), root.fetch(req, env)) : (req, env) => root.fetch(req, env);

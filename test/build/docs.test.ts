@@ -167,3 +167,24 @@ test('docs/deploy/: the systemd unit verifies; the Dockerfile runs what the pack
   assert.equal(verified.status, 0, verified.stderr);
   assert.equal(verified.stderr.trim(), '');
 });
+
+test('docs/deploy/nginx.conf: nginx -t takes it, filled in as its first lines show (TLS) and as the flash-sale bench fills it', async (t) => {
+  const nginx = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+  if (spawnSync(nginx, ['-v'], { encoding: 'utf8' }).status !== 0) return t.skip('nginx is not installed (.ci/run installs it)');
+  const { renderNginxConf } = await import(pathToFileURL(join(root, 'bench/lib/flash-topology.mjs')).href) as {
+    renderNginxConf(values: Record<string, string>): string;
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'docs-nginx-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const cert = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=pay.shop.example', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { encoding: 'utf8' });
+  assert.equal(cert.status, 0, cert.stderr);
+  for (const sub of ['run', 'temp', 'log']) mkdirSync(join(dir, sub));
+  const paths = { TLS_CERT: join(dir, 'cert.pem'), TLS_KEY: join(dir, 'key.pem'), RUN_DIR: join(dir, 'run'), TEMP_DIR: join(dir, 'temp'), LOG_DIR: join(dir, 'log') };
+  for (const listen of ['443 ssl http2 backlog=4096', '127.0.0.1:8080 backlog=4096']) {
+    const conf = join(dir, 'nginx.conf');
+    writeFileSync(conf, renderNginxConf({ BFF_1: '10.0.0.11:8787', BFF_2: '10.0.0.12:8787', LISTEN: listen, SERVER_NAME: 'pay.shop.example', ...paths }));
+    const checked = spawnSync(nginx, ['-t', '-p', dir, '-c', conf, '-e', join(dir, 'log', 'error.log')], { encoding: 'utf8' });
+    assert.equal(checked.status, 0, checked.stderr);
+  }
+});
