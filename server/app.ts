@@ -172,6 +172,8 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     ? createSharedHub(store.events, {
       log,
       onRemote: (billId) => refresher.forget(billId),
+      // Also what the store committed but nobody announced (its instance died between the two).
+      sweepMs: config.statusSweepMs,
       reload: async (billIds) => {
         const bills = await Promise.all(billIds.map((billId) => {
           refresher.forget(billId);

@@ -53,6 +53,11 @@ export interface Config {
    */
   reconcileMaxRps: number | null;
   refreshWindowMs: number;
+  /**
+   * With PostgreSQL, how often (ms) each instance sweeps the bills whose status changed for the
+   * changes never announced to it (their instance died between commit and NOTIFY); 0: off.
+   */
+  statusSweepMs: number;
   /** How long a pending bill past `expiredOn` keeps being requeried before it is called expired. */
   expiryGraceMs: number;
   allowedOrigins: string[];
@@ -359,6 +364,7 @@ export function loadConfig(env: Env): Config {
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 1),
     reconcileMaxRps: rate(env, 'RECONCILE_MAX_RPS'),
     refreshWindowMs: int(env, 'REFRESH_WINDOW_MS', 2_000),
+    statusSweepMs: int(env, 'STATUS_SWEEP_MS', 5_000),
     expiryGraceMs: int(env, 'BILL_EXPIRY_GRACE_MS', 10 * 60_000),
     allowedOrigins: (text(env, 'ALLOWED_ORIGINS') ?? new URL(publicUrl).origin)
       .split(',').map((s) => s.trim().replace(/\/+$/, '')).filter(Boolean),

@@ -386,6 +386,28 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       $fn$;
     `,
   },
+  {
+    version: 10,
+    name: "when each bill's status last moved, on the database's clock, for the shared hub's catch-up sweep",
+    // A status change is announced to the other instances only after its commit (migration 5): an
+    // instance killed in between announces nothing. The others' hubs therefore also sweep, every few
+    // seconds, the bills whose status moved since their last sweep (postgres/events.ts,
+    // statusChangesSince). The moment is stamped by the trigger that moves status_version (migration
+    // 3), so every path that changes a status stamps it (code of before in a rolling upgrade too), and
+    // on the database's clock at the UPDATE, not the instance's checkedAt taken before its batch
+    // queued: a sweep's window then only has to cover the tail of a transaction after its UPDATE.
+    // Bills whose status moved before this step have none (NULL): no sweep reaches that far back.
+    sql: `
+      ALTER TABLE bills ADD COLUMN status_changed_at BIGINT;
+      CREATE OR REPLACE FUNCTION bills_status_version() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        NEW.status_version := OLD.status_version + 1;
+        NEW.status_changed_at := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+        RETURN NEW;
+      END $$;
+      CREATE INDEX bills_status_changed ON bills (status_changed_at) WHERE status_changed_at IS NOT NULL;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

@@ -234,6 +234,21 @@ export interface StoreEvents {
    * `onResumed`: payloads sent meanwhile are lost, and the caller must catch up from the store.
    */
   listen(channel: string, onMessage: (payload: string) => void, onResumed?: () => void): Promise<() => Promise<void>>;
+  /**
+   * The bills whose status moved at or after `since` (ms on the store's own clock, as `at`
+   * answered by an earlier call; null: none, only `at`), each with its status version now, and
+   * `at`, the store's time when it read them. A status change committed by a process that died
+   * before it announced it is found here (the shared hub's sweep). Changes are stamped when they are
+   * written, before their commit: a caller that wants all of them asks again from before `at`.
+   */
+  statusChangesSince?(since: number | null): Promise<StatusChanges>;
+}
+
+/** What StoreEvents.statusChangesSince answers. */
+export interface StatusChanges {
+  /** The store's clock (ms) when the changes were read. */
+  at: number;
+  changes: { billId: string; version: number }[];
 }
 
 /** What `exclusive` answers: whether this process ran the work, and its value. */

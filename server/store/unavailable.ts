@@ -58,6 +58,7 @@ export function classifyFailures(store: Store, classify: ClassifyUnavailable): S
       ...events,
       notify: guard(events.notify.bind(events) as AnyMethod),
       listen: guard(events.listen.bind(events) as AnyMethod),
+      ...(events.statusChangesSince ? { statusChangesSince: guard(events.statusChangesSince.bind(events) as AnyMethod) } : {}),
     } as StoreEvents;
   }
   return guarded as unknown as Store;

@@ -9,6 +9,7 @@ import type { Fleet } from './support/pg-fleet.js';
 import { readSse } from './support/sse.js';
 
 const WINDOW_MS = 250;
+const SWEEP_MS = 200;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -19,7 +20,9 @@ describe('several BFF instances on one PostgreSQL', () => {
   let fleet: Fleet;
   let db: pg.Client;
   before(async () => {
-    fleet = await startFleet({ env: { REFRESH_WINDOW_MS: String(WINDOW_MS), RECONCILE_INTERVAL_MS: '3600000' } });
+    fleet = await startFleet({
+      env: { REFRESH_WINDOW_MS: String(WINDOW_MS), RECONCILE_INTERVAL_MS: '3600000', STATUS_SWEEP_MS: String(SWEEP_MS) },
+    });
     db = new pg.Client(fleet.databaseUrl);
     await db.connect();
   });
@@ -87,6 +90,23 @@ describe('several BFF instances on one PostgreSQL', () => {
     });
     assert.equal(callback.status, 200);
     // Instance 1 listens again by itself and catches its watchers up from the store.
+    let view: BillView | null;
+    do view = await sse.next(); while (view && view.outcome === 'pending');
+    assert.equal(view?.outcome, 'paid');
+    await sse.cancel();
+  });
+
+  it('a payment committed by an instance that died before announcing it reaches the other\'s watchers at its next sweep', { timeout: 15_000 }, async () => {
+    const bill = await created(on(0));
+    const sse = readSse(await fetch(`${on(1)}/api/bills/${bill.billId}/events?token=${bill.token}`));
+    assert.equal((await sse.next())?.outcome, 'pending');
+    // What an instance's applyStatus commits (bc_apply_status, migrations 5 and 7), without the
+    // NOTIFY it sends only after the commit: the instance was SIGKILLed in between.
+    const at = Date.now();
+    const { rows } = await db.query<{ changed: boolean }>(
+      `SELECT changed FROM bc_apply_status($1, 2, 'paid', 'paid', $2, $2, 'callback', ARRAY[]::text[], ARRAY[]::text[])`, [bill.billId, at]);
+    assert.equal(rows[0]?.changed, true);
+    // No message, no requery (the service's own callback never came): only the sweep tells instance 1.
     let view: BillView | null;
     do view = await sse.next(); while (view && view.outcome === 'pending');
     assert.equal(view?.outcome, 'paid');

@@ -18,6 +18,12 @@ export interface StatusChange {
 
 const LISTEN_RETRY_MS = 500;
 const notifyCall = named('bc_notify', 'SELECT pg_notify($1, $2)');
+// The sweep's read (migration 10): the statement's own start on the database's clock, with the bills
+// whose status moved since `$1` (none when it is NULL), by the index on status_changed_at.
+const statusChangesCall = named('bc_status_changes_since', `
+  SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS at, b.bill_id, b.status_version
+  FROM (SELECT 1) AS one
+  LEFT JOIN bills b ON b.status_changed_at >= $1 AND b.bill_id IS NOT NULL`);
 
 export interface PgEvents {
   events: StoreEvents;
@@ -43,6 +49,14 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
     statusAnnouncements: { channel: statusChannel, from: instance },
     async notify(channel, payload) {
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async statusChangesSince(since) {
+      const { rows } = await pool.query<{ at: string; bill_id: string | null; status_version: string | null }>(
+        statusChangesCall([since === null ? null : Math.floor(since)]));
+      return {
+        at: Number(rows[0]!.at),
+        changes: rows.flatMap((r) => (r.bill_id === null ? [] : [{ billId: r.bill_id, version: Number(r.status_version) }])),
+      };
     },
     async listen(channel, onMessage, onResumed) {
       let stopped = false;
