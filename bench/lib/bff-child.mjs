@@ -11,6 +11,7 @@ import { startBff } from './bff.mjs';
 import { listen } from './listen.mjs';
 import { monoMs } from './common.mjs';
 import { importTs } from './ts.mjs';
+import { serveCommands } from './ipc.mjs';
 
 const setup = JSON.parse(process.env.BENCH_BFF ?? '{}');
 const callbackArrivals = [];
@@ -141,13 +142,7 @@ const commands = {
   },
 };
 
-process.on('message', async ({ id, cmd, args }) => {
-  try {
-    process.send({ id, result: await commands[cmd](args ?? {}) });
-  } catch (error) {
-    process.send({ id, error: error instanceof Error ? error.message : String(error) });
-  }
-});
+serveCommands(commands);
 process.send({
   ready: true, url: bff.url, bareUrl: bare?.url ?? null, floorUrl: floor ? `http://127.0.0.1:${floor.address().port}` : null, pid: process.pid,
 });

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { spawnBff } from './spawn.mjs';
+import { commandCaller } from './ipc.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SANDBOX_CHILD = fileURLToPath(new URL('./sandbox-child.mjs', import.meta.url));
@@ -194,9 +195,8 @@ function startSandboxChild(setup) {
     env: { ...process.env, BENCH_SANDBOX: JSON.stringify(setup) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const waiting = new Map();
+  const { call, answer } = commandCaller(proc);
   const received = [];
-  let nextId = 1;
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`the sandbox child exited (${code}) before it was ready`)));
     proc.on('message', (msg) => {
@@ -206,13 +206,6 @@ function startSandboxChild(setup) {
       }
       if (msg.ready) {
         proc.removeAllListeners('exit');
-        const call = (cmd, args) => {
-          const id = nextId++;
-          return new Promise((res, rej) => {
-            waiting.set(id, { res, rej });
-            proc.send({ id, cmd, args });
-          });
-        };
         resolve({
           url: msg.url, webhookUrl: msg.webhookUrl, pid: msg.pid, proc, call, received,
           async close() {
@@ -224,11 +217,7 @@ function startSandboxChild(setup) {
         });
         return;
       }
-      const w = waiting.get(msg.id);
-      if (!w) return;
-      waiting.delete(msg.id);
-      if (msg.error) w.rej(new Error(msg.error));
-      else w.res(msg.result);
+      answer(msg);
     });
   });
 }

@@ -7,6 +7,7 @@ import http from 'node:http';
 import process from 'node:process';
 import { listen } from './listen.mjs';
 import { importTs } from './ts.mjs';
+import { serveCommands } from './ipc.mjs';
 
 const setup = JSON.parse(process.env.BENCH_SANDBOX ?? '{}');
 const { createSandbox } = await importTs('sandbox/sandbox.ts');
@@ -150,12 +151,6 @@ const commands = {
   },
 };
 
-process.on('message', async ({ id, cmd, args }) => {
-  try {
-    process.send({ id, result: await commands[cmd](args ?? {}) });
-  } catch (error) {
-    process.send({ id, error: error instanceof Error ? error.message : String(error) });
-  }
-});
+serveCommands(commands);
 process.on('disconnect', () => process.exit(0));
 process.send({ ready: true, url: served.url, webhookUrl: `http://127.0.0.1:${receiver.address().port}/hook`, pid: process.pid });

@@ -1,6 +1,7 @@
 // Forks bff-child.mjs and talks to it: `await bff.call('memory')`.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { commandCaller } from './ipc.mjs';
 
 const child = fileURLToPath(new URL('./bff-child.mjs', import.meta.url));
 
@@ -14,8 +15,7 @@ export function spawnBff(setup) {
     // The BFF's info logs go nowhere, as they would to a log shipper; its errors show.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const waiting = new Map();
-  let nextId = 1;
+  const { call, answer } = commandCaller(proc);
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`the BFF child exited (${code}) before it was ready`)));
     proc.on('message', (msg) => {
@@ -26,26 +26,16 @@ export function spawnBff(setup) {
           bareUrl: msg.bareUrl,
           floorUrl: msg.floorUrl,
           pid: msg.pid,
-          call(cmd, args) {
-            const id = nextId++;
-            return new Promise((res, rej) => {
-              waiting.set(id, { res, rej });
-              proc.send({ id, cmd, args });
-            });
-          },
+          call,
           async close() {
             const exited = new Promise((res) => proc.once('exit', res));
-            await this.call('exit').catch(() => undefined);
+            await call('exit').catch(() => undefined);
             await exited;
           },
         });
         return;
       }
-      const w = waiting.get(msg.id);
-      if (!w) return;
-      waiting.delete(msg.id);
-      if (msg.error) w.rej(new Error(msg.error));
-      else w.res(msg.result);
+      answer(msg);
     });
   });
 }

@@ -76,3 +76,28 @@ test('deferred to setImmediate, a batch gathers what the rest of the turn submit
   await settle();
   assert.deepEqual(prompt.calls.map((c) => c.items), [[1]], 'the first item went alone, at once');
 });
+
+test('two lanes: one waits only while both lanes write, then goes with the others that waited', async () => {
+  const calls: string[][] = [];
+  const finish: (() => void)[] = [];
+  const submit = coalesce((items: string[]) => {
+    calls.push(items);
+    return new Promise<string[]>((resolve) => finish.push(() => resolve(items.map((i) => i.toUpperCase()))));
+  }, 10, setImmediate, 2);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const a = submit('a');
+  await turn();
+  const b = submit('b');
+  await turn();
+  assert.deepEqual(calls, [['a'], ['b']], 'the second lane takes b while a is written');
+  const rest = [submit('c'), submit('d')];
+  await turn();
+  assert.equal(calls.length, 2, 'both lanes writing: c and d wait');
+  finish[0]!();
+  await turn();
+  await turn();
+  assert.deepEqual(calls[2], ['c', 'd'], 'then go together');
+  finish[1]!();
+  finish[2]!();
+  assert.deepEqual(await Promise.all([a, b, ...rest]), ['A', 'B', 'C', 'D']);
+});

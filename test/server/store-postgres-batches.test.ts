@@ -3,7 +3,6 @@
 // and the two lanes status changes are written in (apply-batch.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { coalesceInLanes } from '../../server/store/postgres/apply-batch.js';
 import { applyStatusesInput, dueAt, finishAttemptsInput, inDueOrder } from '../../server/store/postgres/batches.js';
 import type { ApplyItem, FinishItem } from '../../server/store/postgres/batches.js';
 import type { NoticeRow } from '../../server/store/rows.js';
@@ -70,29 +69,4 @@ test('status changes stored together: in bill_id order (then as submitted), each
   assert.equal(input[0]!.reason, 'callback');
   assert.deepEqual(input[0]!.notice_ids, []);
   assert.deepEqual(applyStatusesInput([]), []);
-});
-
-test('status changes in two lanes: one waits only while both lanes write, then goes with the others that waited', async () => {
-  const calls: string[][] = [];
-  const finish: (() => void)[] = [];
-  const submit = coalesceInLanes((items: string[]) => {
-    calls.push(items);
-    return new Promise<string[]>((resolve) => finish.push(() => resolve(items.map((i) => i.toUpperCase()))));
-  }, 10, 2, setImmediate);
-  const turn = () => new Promise((resolve) => setImmediate(resolve));
-  const a = submit('a');
-  await turn();
-  const b = submit('b');
-  await turn();
-  assert.deepEqual(calls, [['a'], ['b']], 'the second lane takes b while a is written');
-  const rest = [submit('c'), submit('d')];
-  await turn();
-  assert.equal(calls.length, 2, 'both lanes writing: c and d wait');
-  finish[0]!();
-  await turn();
-  await turn();
-  assert.deepEqual(calls[2], ['c', 'd'], 'then go together');
-  finish[1]!();
-  finish[2]!();
-  assert.deepEqual(await Promise.all([a, b, ...rest]), ['A', 'B', 'C', 'D']);
 });

@@ -36,46 +36,6 @@ const MAX_READ_BATCH = 100;
  */
 const APPLY_LANES = 1;
 
-/**
- * coalesce.ts with up to `lanes` batches in flight: an item waits only while every lane is writing,
- * then goes with the others that waited. `write` answers one result per item, in order.
- */
-export function coalesceInLanes<I, O>(
-  write: (items: I[]) => Promise<O[]>, maxBatch: number, lanes: number, defer: (run: () => void) => void,
-): (item: I) => Promise<O> {
-  let queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
-  let writing = 0;
-  let gathering = false;
-
-  function flush(): void {
-    if (gathering || writing >= lanes || queue.length === 0) return;
-    gathering = true;
-    defer(() => {
-      gathering = false;
-      const batch = queue.slice(0, maxBatch);
-      queue = queue.slice(maxBatch);
-      writing++;
-      Promise.resolve()
-        .then(() => write(batch.map((e) => e.item)))
-        .then((results) => {
-          if (results.length !== batch.length) throw new Error(`a batch write answered ${results.length} results for ${batch.length} items`);
-          batch.forEach((e, i) => e.resolve(results[i]!));
-        })
-        .catch((error: unknown) => batch.forEach((e) => e.reject(error)))
-        .finally(() => {
-          writing--;
-          flush();
-        });
-      flush();
-    });
-  }
-
-  return (item) => new Promise<O>((resolve, reject) => {
-    queue.push({ item, resolve, reject });
-    flush();
-  });
-}
-
 /** Each item's own answer: one item's failure is not the others'. */
 type Applied = { result: ApplyStatusResult } | { error: unknown };
 
@@ -103,7 +63,7 @@ export function pgApplyBatches(pool: Pool): PgApplyBatches {
     }
   }
 
-  const apply = coalesceInLanes(async (items: ApplyItem[]): Promise<Applied[]> => {
+  const apply = coalesce(async (items: ApplyItem[]): Promise<Applied[]> => {
     if (items.length === 1) return [await applyOne(items[0]!)];
     try {
       const { rows } = await pool.query(applyStatusesCall([JSON.stringify(applyStatusesInput(items))]));
@@ -120,7 +80,7 @@ export function pgApplyBatches(pool: Pool): PgApplyBatches {
       // alone, so each caller has its own answer.
       return Promise.all(items.map(applyOne));
     }
-  }, MAX_APPLY_BATCH, APPLY_LANES, setImmediate);
+  }, MAX_APPLY_BATCH, setImmediate, APPLY_LANES);
 
   const read = coalesce(async (refs: string[]): Promise<(StoredBill | null)[]> => {
     const { rows } = refs.length === 1
