@@ -33,8 +33,8 @@
 // --poll-share 0.1  --workers 2 (at least; one load process per 9,000 watchers)  --sources 8
 // --reconnect element|eventsource  --drain 40  --settle 120 (more waiting for what the drain left unshown
 // or unnoticed: `lost` is what never came, `late_after_drain` what only the settle brought; 30 s quick)
-//  --budget share|whole (the pair: each instance its share of the
-// limit, or all of it)  --max-rps <n|learned> (BILL_API_MAX_RPS over the
+//  --budget shared|share|whole (the pair: the limit divided among the live instances
+// (BILL_API_SHARED_MAX_RPS, the default), each instance a fixed share of it, or all of it)  --max-rps <n|learned> (BILL_API_MAX_RPS over the
 // topology's share of the limit). BENCH_QUICK=1: a smoke (N 200, 20 payments/s for 5 s, single
 // and, with nginx and PostgreSQL here, the pair); exit status 0 unless the bench itself broke.
 //
@@ -81,8 +81,8 @@ const drainS = Number(args.drain ?? pick(40, 15));
 // After a drain that left some lost: how much longer to wait to tell late from never (0: not at all).
 const settleS = Number(args.settle ?? pick(120, 30));
 // The pair's budget toward the service: each instance its share of the limit, or the whole of it.
-const budgetSplit = args.budget ?? 'share';
-if (!['share', 'whole'].includes(budgetSplit)) throw new Error('--budget is share or whole');
+const budgetSplit = args.budget;
+if (budgetSplit !== undefined && !['shared', 'share', 'whole'].includes(budgetSplit)) throw new Error('--budget is shared, share or whole');
 if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--n takes whole numbers, e.g. --n 1000,10000');
 if (!['single', 'pair', 'both'].includes(topologyArg)) throw new Error('--topology is single, pair or both');
 if (!['element', 'eventsource'].includes(reconnect)) throw new Error('--reconnect is element or eventsource');
@@ -174,7 +174,7 @@ function shuffled(n) {
 
 async function run(topologyOf, kind, n) {
   const prefix = kind === 'pair' ? `flash_sale.pair_n${n}` : `flash_sale.n${n}`;
-  console.log(`# ${prefix}: ${kind}, N ${n}, ${rate} payments/s for ${seconds} s (at most N), service limit ${limit} requeries/s${kind === 'pair' ? ` (budget: ${budgetSplit})` : ''}, ${pollShare * 100}% polling, reconnect ${reconnect}, drain ${drainS} s`);
+  console.log(`# ${prefix}: ${kind}, N ${n}, ${rate} payments/s for ${seconds} s (at most N), service limit ${limit} requeries/s${kind === 'pair' ? ` (budget: ${budgetSplit ?? 'shared'})` : ''}, ${pollShare * 100}% polling, reconnect ${reconnect}, drain ${drainS} s`);
   const began = monoMs();
   const topo = await topologyOf.start({ kind, env: overrideEnv, budgetSplit, sandboxFaults: { rateLimit: { requery: limit }, retryAfterS: 1 } });
   const env = topo.bffEnv ?? {};

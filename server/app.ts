@@ -50,6 +50,8 @@ import type { Reconciler } from './domain/status/reconciler.js';
 import { createRefresher } from './domain/status/refresher.js';
 import { expiresAtLocal, type ServiceTime } from './domain/status/expiry.js';
 import { createFollowUps } from './domain/status/follow-ups.js';
+import { createSharedLimit } from './domain/status/shared-limit.js';
+import type { SharedLimit } from './domain/status/shared-limit.js';
 import type { FollowUps } from './domain/status/follow-ups.js';
 import type { Refresher } from './domain/status/refresher.js';
 import type { Store } from './store/types.js';
@@ -96,6 +98,8 @@ export interface BillCheckoutOptions {
   sse?: SseTransport;
   /** Tuning of the notice worker (lease after a crash, poll interval, backoff). */
   notice?: Pick<NoticeWorkerOptions, 'leaseMs' | 'pollIntervalMs' | 'backoff'>;
+  /** With BILL_API_SHARED_MAX_RPS: how often this instance marks itself alive and counts the others, ms (default 2 s). */
+  instanceBeatMs?: number;
 }
 
 export interface BillCheckoutParts {
@@ -143,6 +147,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     ...(options.upstream.clock ? { clock: options.upstream.clock } : {}),
     // Read at scrape time, once the reconciler below exists.
     reconcileLag: () => reconciler.lag(),
+    ...(config.upstream.sharedMaxRps ? { liveInstances: () => sharedLimit?.live() ?? null } : {}),
   });
   const store = instrumentStore(options.store, metrics);
   const service = instrumentUpstream(options.upstream, { metrics, now });
@@ -161,6 +166,29 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       billId: billId ?? null, dateTime, aheadMs,
     });
   });
+  // BILL_API_SHARED_MAX_RPS: this instance's share of the service's limit follows the instances
+  // alive on the database (domain/status/shared-limit.ts); the client's budget started at half of it.
+  const sharedMaxRps = config.upstream.sharedMaxRps ?? null;
+  let sharedLimit: SharedLimit | null = null;
+  if (sharedMaxRps !== null) {
+    const budget = options.upstream.budget;
+    const events = store.events;
+    if (!budget || !events?.instanceBeat || !events.instanceLeave) {
+      log.warn('BILL_API_SHARED_MAX_RPS is set but ' + (budget ? 'the store cannot count the live instances (PostgreSQL can)' : 'the upstream client has no budget') +
+        ': the budget keeps the rate it was built with');
+    } else {
+      const instanceBeat = events.instanceBeat;
+      const instanceLeave = events.instanceLeave;
+      sharedLimit = createSharedLimit({
+        limit: sharedMaxRps,
+        ...(options.instanceBeatMs !== undefined ? { intervalMs: options.instanceBeatMs } : {}),
+        beat: (withinMs) => instanceBeat.call(events, withinMs),
+        leave: () => instanceLeave.call(events),
+        setMaxRps: (rps) => budget.setMaxRps(rps),
+        onError: (error) => log.warn('could not count the live instances for BILL_API_SHARED_MAX_RPS; the last share is kept', { error }),
+      });
+    }
+  }
   const onFinal = hooks.onFinal?.bind(hooks);
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
@@ -229,7 +257,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     ...(options.upstream.budget ? { budget: options.upstream.budget } : {}),
     maxRps: config.reconcileMaxRps,
     requeryMaxRps: config.upstream.maxRpsByOperation.requery ?? null,
-    limitKnown: config.upstream.maxRps !== null,
+    limitKnown: config.upstream.maxRps !== null || sharedMaxRps !== null,
   });
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({
@@ -300,15 +328,19 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   for (const route of registry.routes) checkout.on(route.method, route.path, guarded(route.handler));
 
   const parts: BillCheckoutParts = {
-    ready: () => hub.ready(),
+    // With a shared limit, the first count of the live instances too: served at its share.
+    ready: async () => {
+      await Promise.all([hub.ready(), sharedLimit?.first()]);
+    },
     start() {
       reconciler.start();
       noticeWorker.start();
+      sharedLimit?.start();
     },
     async stop() {
       followUps.stop();
       streams.closeAll();
-      await Promise.all([reconciler.stop(), noticeWorker.stop()]);
+      await Promise.all([reconciler.stop(), noticeWorker.stop(), sharedLimit?.stop()]);
       await hub.close();
     },
     refresher, followUps, reconciler, noticeWorker, hub, alerts, metrics,

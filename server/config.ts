@@ -49,7 +49,8 @@ export interface Config {
   reconcileIntervalMs: number;
   /**
    * Requeries per second the reconciler sends at most (RECONCILE_MAX_RPS), within the budget; null:
-   * half of BILL_API_MAX_RPS (or of the requery limit, if lower) when set, else as the learning budget grants.
+   * half of BILL_API_MAX_RPS or of this instance's share of BILL_API_SHARED_MAX_RPS (or of the requery
+   * limit, if lower) when set, else as the learning budget grants.
    */
   reconcileMaxRps: number | null;
   refreshWindowMs: number;
@@ -313,6 +314,18 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(`METRICS_PORT must be a port other than PORT (${port}), got ${metricsPort}`);
   }
 
+  const maxRps = rate(env, 'BILL_API_MAX_RPS');
+  const sharedMaxRps = rate(env, 'BILL_API_SHARED_MAX_RPS');
+  const databaseUrl = text(env, 'DATABASE_URL') ?? 'file:data/bill-checkout.sqlite';
+  if (sharedMaxRps !== null && maxRps !== null) {
+    throw new ConfigError('BILL_API_SHARED_MAX_RPS and BILL_API_MAX_RPS are both set: set one. BILL_API_SHARED_MAX_RPS is the service\'s whole limit, ' +
+      'shared by the instances alive on one PostgreSQL; BILL_API_MAX_RPS is a fixed limit of this instance alone.');
+  }
+  if (sharedMaxRps !== null && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError('BILL_API_SHARED_MAX_RPS shares the service\'s limit among the instances alive on one PostgreSQL, but DATABASE_URL is not postgres://…: ' +
+      'with SQLite there is one process; set BILL_API_MAX_RPS to the service\'s limit instead.');
+  }
+
   const host = text(env, 'HOST') ?? null;
   if (host !== null && !/^[A-Za-z0-9.:[\]-]{1,255}$/.test(host)) {
     throw new ConfigError(`HOST must be an address or host name such as 127.0.0.1, ::1 or 0.0.0.0, got "${host}"`);
@@ -333,7 +346,8 @@ export function loadConfig(env: Env): Config {
       timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),
       retries: int(env, 'BILL_API_RETRIES', 3),
       pageSize: int(env, 'BILL_PAGE_SIZE', 20, 1),
-      maxRps: rate(env, 'BILL_API_MAX_RPS'),
+      maxRps,
+      sharedMaxRps,
       maxRpsByOperation: ratesByOperation(env, 'BILL_API_MAX_RPS_BY_OPERATION'),
       cancel: {
         method: (text(env, 'BILL_CANCEL_METHOD') ?? 'POST').toUpperCase(),
@@ -360,7 +374,7 @@ export function loadConfig(env: Env): Config {
     notFoundCodes: codes(env, 'BILL_NOT_FOUND_CODES', [1004]),
     maxLifetimeMs: int(env, 'BILL_MAX_LIFETIME_MS', 86_400_000, 60_000),
     pageBase,
-    databaseUrl: text(env, 'DATABASE_URL') ?? 'file:data/bill-checkout.sqlite',
+    databaseUrl,
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 1),
     reconcileMaxRps: rate(env, 'RECONCILE_MAX_RPS'),
     refreshWindowMs: int(env, 'REFRESH_WINDOW_MS', 2_000),

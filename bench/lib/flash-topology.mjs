@@ -359,14 +359,15 @@ function startCluster(settings) {
  * - callbackRetryDelayMs: between a callback's 6 attempts (default 1000, the sandbox's own: the
  *   service's is not documented; 200 gave up within 1 s, while nginx counts an instance out for 10 s);
  * - nofile: RLIMIT_NOFILE to raise to (default 200,000);
- * - budgetSplit: 'share' (default, as docs/server.md says: each instance BILL_API_MAX_RPS = its share
- *   of the service's limit, so that together they never pass it) or 'whole' (each the whole limit:
- *   one survivor of a failover keeps the whole rate; together they may pass it and learn from 429s);
+ * - budgetSplit: 'shared' (default for 'pair': BILL_API_SHARED_MAX_RPS, the service's limit divided
+ *   among the instances alive on the PostgreSQL, so a survivor takes a dead one's share), 'share'
+ *   (each instance BILL_API_MAX_RPS = its fixed share of the limit) or 'whole' (each the whole limit:
+ *   together they may pass it and learn from 429s);
  * - nginxTemplate: another nginx.conf to render in place of docs/deploy/nginx.conf (an experiment);
  * - widenPorts: widen the ephemeral port range (default: for 'pair'; it is the whole network
  *   namespace's setting, put back by close() or at exit).
  */
-export async function startTopology({ kind = 'single', env = {}, sandboxFaults = {}, callbackRetryDelayMs = 1000, nofile = 200_000, widenPorts = kind === 'pair', budgetSplit = 'share', nginxTemplate = NGINX_TEMPLATE } = {}) {
+export async function startTopology({ kind = 'single', env = {}, sandboxFaults = {}, callbackRetryDelayMs = 1000, nofile = 200_000, widenPorts = kind === 'pair', budgetSplit = kind === 'pair' ? 'shared' : 'share', nginxTemplate = NGINX_TEMPLATE } = {}) {
   if (kind !== 'single' && kind !== 'pair') throw new Error(`startTopology: kind must be 'single' or 'pair', got ${kind}`);
   const cleanups = [];
   // Run at process exit too (a bench that throws or calls process.exit), synchronously.
@@ -428,7 +429,8 @@ export async function startTopology({ kind = 'single', env = {}, sandboxFaults =
     const limit = sandboxFaults?.rateLimit?.requery;
     const count = kind === 'pair' ? 2 : 1;
     // Each instance's share of the service's limit (docs/server.md, BILL_API_MAX_RPS).
-    const budgetRps = limit ? Math.max(1, Math.floor((limit * BUDGET_SHARE) / (budgetSplit === 'whole' ? 1 : count))) : null;
+    const shared = budgetSplit === 'shared' && kind === 'pair';
+    const budgetRps = limit ? Math.max(1, Math.floor((limit * BUDGET_SHARE) / (budgetSplit === 'share' ? count : 1))) : null;
     const nginxPort = kind === 'pair' ? await freePort() : null;
     const publicUrl = nginxPort ? `http://127.0.0.1:${nginxPort}` : null;
     const bffEnv = {
@@ -439,7 +441,7 @@ export async function startTopology({ kind = 'single', env = {}, sandboxFaults =
       METRICS_TOKEN,
       MERCHANT_WEBHOOK_URL: sandbox.webhookUrl,
       MERCHANT_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      ...(budgetRps ? { BILL_API_MAX_RPS: String(budgetRps) } : {}),
+      ...(budgetRps ? { [shared ? 'BILL_API_SHARED_MAX_RPS' : 'BILL_API_MAX_RPS']: String(budgetRps) } : {}),
       ...(kind === 'pair' ? { PUBLIC_URL: publicUrl, TRUSTED_PROXY_HOPS: '1', NOTICE_LEASE_MS: '2000' } : {}),
       ...env,
     };

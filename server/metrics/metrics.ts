@@ -35,6 +35,8 @@ export interface MetricsSources {
   clock?: ServiceClock;
   /** How far behind the reconciler is, as its last pass left it. */
   reconcileLag?: () => ReconcileLag;
+  /** With BILL_API_SHARED_MAX_RPS: the instances alive at the last count (null before one). */
+  liveInstances?: () => number | null;
 }
 
 export interface Scrape {
@@ -189,6 +191,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
         budgetWaits.observe({ priority }, waitedMs / 1000);
       },
       throttled: (operation) => throttled.inc({ operation }),
+    });
+  }
+  const { liveInstances } = sources;
+  if (liveInstances) {
+    new Gauge({
+      name: `${PREFIX}upstream_instances`,
+      help: 'Instances alive on the database at the last count, this one included (BILL_API_SHARED_MAX_RPS is divided by it).',
+      registers,
+      collect() {
+        const live = liveInstances();
+        if (live !== null) this.set(live);
+      },
     });
   }
   if (clock) {

@@ -408,6 +408,19 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX bills_status_changed ON bills (status_changed_at) WHERE status_changed_at IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: 'the instances alive on this database, for a limit of the service shared among them',
+    // BILL_API_SHARED_MAX_RPS: each instance stamps its row every few seconds on the database's clock
+    // and divides the service's limit by the rows stamped lately (postgres/events.ts, instanceBeat);
+    // a clean stop deletes its row, a dead instance's row ages out.
+    sql: `
+      CREATE TABLE bc_instances (
+        instance_id TEXT PRIMARY KEY,
+        seen_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

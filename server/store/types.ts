@@ -242,6 +242,14 @@ export interface StoreEvents {
    * written, before their commit: a caller that wants all of them asks again from before `at`.
    */
   statusChangesSince?(since: number | null): Promise<StatusChanges>;
+  /**
+   * Marks this store's process alive now, on the store's own clock, and answers how many processes
+   * were marked alive within the last `withinMs` (this one included, so at least 1): what a limit
+   * shared by the live instances is divided by (BILL_API_SHARED_MAX_RPS). One round trip.
+   */
+  instanceBeat?(withinMs: number): Promise<number>;
+  /** Unmarks this store's process (a clean stop): the others count it out at their next beat. */
+  instanceLeave?(): Promise<void>;
 }
 
 /** What StoreEvents.statusChangesSince answers. */

@@ -59,6 +59,8 @@ export function classifyFailures(store: Store, classify: ClassifyUnavailable): S
       notify: guard(events.notify.bind(events) as AnyMethod),
       listen: guard(events.listen.bind(events) as AnyMethod),
       ...(events.statusChangesSince ? { statusChangesSince: guard(events.statusChangesSince.bind(events) as AnyMethod) } : {}),
+      ...(events.instanceBeat ? { instanceBeat: guard(events.instanceBeat.bind(events) as AnyMethod) } : {}),
+      ...(events.instanceLeave ? { instanceLeave: guard(events.instanceLeave.bind(events) as AnyMethod) } : {}),
     } as StoreEvents;
   }
   return guarded as unknown as Store;

@@ -66,6 +66,13 @@ export interface Budget {
    */
   answered(operation: BillOperation, status: number, retryAfterMs: number | null): void;
   state(): BudgetState;
+  /**
+   * Changes the set limit (BILL_API_SHARED_MAX_RPS: this instance's share as instances come and
+   * go). The rate granted moves in proportion (a rate lowered by refusals stays as far below the
+   * new limit), and no more than a burst of the new rate is at hand. Only for a budget made with a
+   * set limit: a learning one (maxRps null) throws.
+   */
+  setMaxRps(rps: number): void;
   /** Adds an observer (the app's metrics). */
   observe(observer: BudgetObserver): void;
 }
@@ -112,8 +119,8 @@ export function createBudget(options: BudgetOptions): Budget {
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
   const clearTimer = options.clearTimer ?? ((timer: unknown) => clearTimeout(timer as ReturnType<typeof setTimeout>));
-  const maxRps = options.maxRps !== null && options.maxRps > 0 ? options.maxRps : Infinity;
-  const minRps = Math.min(options.minRps ?? 1, maxRps);
+  let maxRps = options.maxRps !== null && options.maxRps > 0 ? options.maxRps : Infinity;
+  let minRps = Math.min(options.minRps ?? 1, maxRps);
   const learning = !Number.isFinite(maxRps);
   // A set limit is the service's documented pace: a tenth of a second's burst. A learned one lets
   // half a second's worth go at once, so a few customers' calls together wait for nobody.
@@ -297,6 +304,22 @@ export function createBudget(options: BudgetOptions): Budget {
       const waiting: Record<Priority, number> = { news: 0, customer: 0, watch: 0, background: 0 };
       for (const waiter of waiters) waiting[waiter.priority()] += 1;
       return { rps, waiting, paused: pausedNow };
+    },
+
+    setMaxRps(newMax) {
+      if (learning) throw new Error('setMaxRps: this budget has no set limit (it learns one)');
+      if (!(Number.isFinite(newMax) && newMax > 0)) throw new RangeError(`setMaxRps: a positive number of requests per second, got ${newMax}`);
+      if (newMax === maxRps) return;
+      const at = now();
+      // The tokens earned so far were earned at the old rate.
+      refill(at);
+      rps = Math.min(newMax, rps * (newMax / maxRps));
+      maxRps = newMax;
+      minRps = Math.min(options.minRps ?? 1, maxRps);
+      rps = Math.max(rps, minRps);
+      tokens = Math.min(tokens, burst(rps));
+      // Waiters' timer was set for the old rate: a higher one grants them sooner.
+      if (waiters.length > 0) dispatch();
     },
 
     observe(observer) {

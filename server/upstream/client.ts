@@ -82,10 +82,19 @@ function checkConfig(config: UpstreamConfig): void {
   }
 }
 
+/**
+ * Where a budget of a shared limit starts, before the app has counted the live instances: half of
+ * it. A second instance joining a running one then sends no more than its share, and one alone
+ * holds back only until the first count (the app awaits it before serving).
+ */
+export function startingShare(sharedMaxRps: number | null): number | null {
+  return sharedMaxRps === null ? null : sharedMaxRps / 2;
+}
+
 export function createBillApi(config: UpstreamConfig, options: BillApiOptions): BillApi {
   checkConfig(config);
   const now = options.now ?? Date.now;
-  const budget = options.budget ?? createBudget({ maxRps: config.maxRps, maxRpsByOperation: config.maxRpsByOperation, now });
+  const budget = options.budget ?? createBudget({ maxRps: config.maxRps ?? startingShare(config.sharedMaxRps ?? null), maxRpsByOperation: config.maxRpsByOperation, now });
   const clock = options.clock ?? createServiceClock({ now, ...(config.minLifetimeMs !== undefined ? { minLifetimeMs: config.minLifetimeMs } : {}) });
   const transport = createTransport(config, {
     budget,

@@ -35,6 +35,12 @@ export interface UpstreamConfig {
   pageSize: number;
   /** Requests per second this process may send the service at most (BILL_API_MAX_RPS); null: learned from its 429s. */
   maxRps: number | null;
+  /**
+   * The service's whole limit, shared by the instances alive on one PostgreSQL
+   * (BILL_API_SHARED_MAX_RPS; with maxRps null): the client's budget starts at half of it, and the
+   * app sets it to the limit divided by the live instances (budget.setMaxRps). Null or absent: none.
+   */
+  sharedMaxRps?: number | null;
   /** Requests per second per operation of the service, where it documents them (BILL_API_MAX_RPS_BY_OPERATION). */
   maxRpsByOperation: Partial<Record<ServiceOperation, number>>;
   /** Cancel: method, path and a JSON body template in which `"{billId}"` is replaced. */

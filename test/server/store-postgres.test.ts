@@ -225,6 +225,31 @@ describe('PostgreSQL store', () => {
     assert.deepEqual(got, ['a', 'b', 'c']);
   });
 
+  it('counts the instances alive (BILL_API_SHARED_MAX_RPS), forgets one that left or went silent, and removes long-dead rows', async () => {
+    const raw = new pg.Client({ connectionString: cluster.url, options: `-c search_path=${schema}` });
+    await raw.connect();
+    try {
+      const beat = (i: number, withinMs = 6_000) => stores[i]!.events!.instanceBeat!(withinMs);
+      assert.equal(await beat(0), 1, 'alone: itself');
+      assert.equal(await beat(1), 2);
+      assert.equal(await beat(2), 3);
+      assert.equal(await beat(0), 3, 'a beat again counts no one twice');
+      // Every row 10 s old (stamped on the database's clock): only the one beating now counts.
+      await raw.query('UPDATE bc_instances SET seen_at = seen_at - 10000');
+      assert.equal(await beat(0), 1, 'the others went silent');
+      assert.equal(await beat(1), 2);
+      await stores[0]!.events!.instanceLeave!();
+      assert.equal(await beat(1), 1, 'a clean stop leaves at once');
+      // Rows silent for longer than ten windows (at least a minute) are removed by the next beat.
+      await raw.query('UPDATE bc_instances SET seen_at = seen_at - 120000');
+      assert.equal(await beat(3, 1000), 1);
+      const { rows } = await raw.query('SELECT count(*)::int AS n FROM bc_instances');
+      assert.equal(rows[0].n, 1);
+    } finally {
+      await raw.end();
+    }
+  });
+
   it('announces each status change once it is committed, and nothing for an unchanged status', async () => {
     const { store, schema } = await pgStore();
     try {

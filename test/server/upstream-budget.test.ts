@@ -228,6 +228,60 @@ test('BILL_API_MAX_RPS and BILL_API_MAX_RPS_BY_OPERATION are checked like the ot
   for (const bad of ['0', '-5', 'fast']) assert.throws(() => loadConfig({ ...base, BILL_API_MAX_RPS: bad }), ConfigError, bad);
 });
 
+test('setMaxRps (BILL_API_SHARED_MAX_RPS): the granted rate follows the new limit at once, with a burst of the new rate', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 50 });
+  for (let i = 0; i < 1000; i++) void take(`r${i}`, 'requery', 'watch');
+  await settle();
+  const perSecond = async () => {
+    const before = granted.length;
+    await time.advance(1000);
+    return granted.length - before;
+  };
+  await perSecond();
+  assert.equal(await perSecond(), 50);
+  // The other instance died: this one takes the whole limit; its waiters are granted at once at the new pace.
+  budget.setMaxRps(100);
+  assert.equal(budget.state().rps, 100);
+  const near = (n: number, rate: number) => assert.ok(Math.abs(n - rate) <= 1, `${n} granted in a second at ${rate}/s`);
+  near(await perSecond(), 100);
+  near(await perSecond(), 100);
+  // Another instance joined: half again; no tokens earned at the higher rate are spent as a burst.
+  budget.setMaxRps(50);
+  assert.equal(budget.state().rps, 50);
+  const first = await perSecond();
+  assert.ok(first <= 51, `${first} granted in the first second at 50/s`);
+  near(await perSecond(), 50);
+});
+
+test('setMaxRps keeps a rate lowered by refusals as far below the new limit; a learning budget has no limit to set', async () => {
+  const { time, budget, take } = budgetWith({ maxRps: 100 });
+  for (let i = 0; i < 300; i++) void take(`r${i}`, 'requery', 'watch');
+  await time.advance(1000);
+  budget.answered('requery', 429, 1);
+  const lowered = budget.state().rps;
+  assert.ok(lowered < 100, `lowered to ${lowered}`);
+  budget.setMaxRps(50);
+  assert.ok(Math.abs(budget.state().rps - lowered / 2) < 1e-9, `${budget.state().rps} is half of ${lowered}`);
+  assert.throws(() => budgetWith({ maxRps: null }).budget.setMaxRps(10), /no set limit/);
+  assert.throws(() => budget.setMaxRps(0), RangeError);
+});
+
+test('BILL_API_SHARED_MAX_RPS: PostgreSQL only, not with BILL_API_MAX_RPS; the client starts at half of it', async () => {
+  const { loadConfig, ConfigError } = await import('../../server/config.js');
+  const { startingShare } = await import('../../server/upstream/client.js');
+  const pg = { PORT: '8787', DATABASE_URL: 'postgres://db.example/checkout' };
+  const config = loadConfig({ ...pg, BILL_API_SHARED_MAX_RPS: '300' });
+  assert.equal(config.upstream.sharedMaxRps, 300);
+  assert.equal(config.upstream.maxRps, null);
+  assert.equal(startingShare(config.upstream.sharedMaxRps ?? null), 150);
+  assert.equal(loadConfig(pg).upstream.sharedMaxRps, null);
+  assert.throws(() => loadConfig({ ...pg, BILL_API_SHARED_MAX_RPS: '300', BILL_API_MAX_RPS: '150' }),
+    (error: unknown) => error instanceof ConfigError && /BILL_API_SHARED_MAX_RPS and BILL_API_MAX_RPS are both set/.test(error.message));
+  assert.throws(() => loadConfig({ PORT: '8787', BILL_API_SHARED_MAX_RPS: '300' }),
+    (error: unknown) => error instanceof ConfigError && /with SQLite there is one process; set BILL_API_MAX_RPS/.test(error.message));
+  assert.throws(() => loadConfig({ ...pg, BILL_API_SHARED_MAX_RPS: '0' }), ConfigError);
+});
+
 test('learned limit: 60 bills polled once a second toward an unknown limit of 10 requeries/s, 15 s: at most 10 % refused, news first', async () => {
   const { time, budget } = budgetWith({ maxRps: null });
   const LIMIT = 10;

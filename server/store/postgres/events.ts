@@ -25,6 +25,25 @@ const statusChangesCall = named('bc_status_changes_since', `
   FROM (SELECT 1) AS one
   LEFT JOIN bills b ON b.status_changed_at >= $1 AND b.bill_id IS NOT NULL`);
 
+// The instances' liveness (migration 11): this one's row stamped on the database's clock, in the
+// same statement the others seen within $2 ms counted (a CTE's upsert is not visible to the count,
+// so this one is counted as the 1), and rows silent for $3 ms removed (instances that died; a row
+// another instance holds, its own beat after an outage, is skipped rather than waited for: two
+// instances back from one outage would otherwise each wait for the other's row).
+const instanceBeatCall = named('bc_instance_beat', `
+  WITH clock AS (SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS at),
+  beat AS (
+    INSERT INTO bc_instances (instance_id, seen_at) SELECT $1::text, at FROM clock
+    ON CONFLICT (instance_id) DO UPDATE SET seen_at = EXCLUDED.seen_at
+    RETURNING 1),
+  gone AS (
+    DELETE FROM bc_instances WHERE instance_id IN (
+      SELECT instance_id FROM bc_instances WHERE instance_id <> $1 AND seen_at < (SELECT at FROM clock) - $3::bigint
+      FOR UPDATE SKIP LOCKED)
+    RETURNING 1)
+  SELECT 1 + count(*) AS live FROM bc_instances, clock WHERE instance_id <> $1 AND seen_at >= clock.at - $2::bigint`);
+const instanceLeaveCall = named('bc_instance_leave', 'DELETE FROM bc_instances WHERE instance_id = $1');
+
 export interface PgEvents {
   events: StoreEvents;
   /** Announces a committed status change on the status channel, with the others of the moment. */
@@ -57,6 +76,14 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
         at: Number(rows[0]!.at),
         changes: rows.flatMap((r) => (r.bill_id === null ? [] : [{ billId: r.bill_id, version: Number(r.status_version) }])),
       };
+    },
+    async instanceBeat(withinMs) {
+      const within = Math.max(1, Math.ceil(withinMs));
+      const { rows } = await pool.query<{ live: string }>(instanceBeatCall([instance, within, Math.max(60_000, 10 * within)]));
+      return Math.max(1, Number(rows[0]!.live));
+    },
+    async instanceLeave() {
+      await pool.query(instanceLeaveCall([instance]));
     },
     async listen(channel, onMessage, onResumed) {
       let stopped = false;
