@@ -61,6 +61,13 @@ function fakeTime(start: number) {
         each?.();
       }
     },
+    /** Moves the clock on, `stepMs` at a time (`each` after every millisecond), until `promise` settles; its value. */
+    async until<T>(promise: Promise<T>, stepMs: number, each?: () => void): Promise<T> {
+      let settled = false;
+      void promise.then(() => void (settled = true), () => void (settled = true));
+      while (!settled) await time.advance(stepMs, each);
+      return promise;
+    },
   };
   return time;
 }
@@ -178,9 +185,7 @@ test('2,000 due bills that the budget cannot cover in one interval: paced within
   assert.ok(h.granted.every((priority) => priority === 'background'));
   const news = h.refresher.news(late, { reason: 'callback' });
   await settle(); // the news reaches the budget before the clock moves on
-  let newsDone = false;
-  void news.then(() => void (newsDone = true));
-  while (!newsDone) await h.time.advance(1, watchQueue);
+  await h.time.until(news, 1, watchQueue);
   const newsAt = h.arrivals.findIndex((a) => a.billId === late);
   assert.ok(newsAt >= 0, "the callback's requery reached the service");
   assert.ok(newsAt <= grantedBeforeNews,
@@ -188,10 +193,7 @@ test('2,000 due bills that the budget cannot cover in one interval: paced within
   assert.equal(h.granted[grantedBeforeNews], 'news', 'the very next turn of the budget was the news');
 
   // The pass ends at its deadline, an interval after it began.
-  let result: Awaited<typeof pass> | null = null;
-  void pass.then((r) => void (result = r));
-  while (result === null) await h.time.advance(10, watchQueue);
-  const passResult = result as Awaited<typeof pass>;
+  const passResult = await h.time.until(pass, 10, watchQueue);
 
   // (a) Never above its share: 150 a second (its pace has no burst), the service refused nothing.
   const reconciled = h.arrivals.filter((a) => a.billId !== late);
@@ -224,9 +226,7 @@ test('2,000 due bills that the budget cannot cover in one interval: paced within
   const next = h.reconciler.runOnce();
   await h.time.advance(1_000);
   assert.deepEqual(h.arrivals.slice(before, before + 50).map((a) => a.billId), h.byUrgency.filter((id) => id !== late).slice(reconciled.length, reconciled.length + 50));
-  let done = false;
-  void next.then(() => void (done = true));
-  while (!done) await h.time.advance(10);
+  await h.time.until(next, 10);
 });
 
 test('due bills the budget can cover: the passes of start() spread them over the interval, and nothing is behind', { timeout: 300_000 }, async (t) => {
@@ -250,9 +250,7 @@ test('due bills the budget can cover: the passes of start() spread them over the
 test('RECONCILE_MAX_RPS sets its ceiling within the budget', { timeout: 300_000 }, async (t) => {
   const h = await setup(t, { bills: 300, intervalMs: 5_000, reconciler: { maxRps: 40 } });
   const pass = h.reconciler.runOnce();
-  let done = false;
-  void pass.then(() => void (done = true));
-  while (!done) await h.time.advance(10);
+  await h.time.until(pass, 10);
   assert.ok(busiest(h.arrivals, 1_000) <= 41, `at most 40 a second, saw ${busiest(h.arrivals, 1_000)}`);
   assert.ok(h.arrivals.length >= 195 && h.arrivals.length <= 201, `about 200 in the 5 s pass, saw ${h.arrivals.length}`);
   assert.equal((await pass).backlog, 300 - h.arrivals.length);
@@ -277,14 +275,10 @@ test('a budget already full (polls at 200 a second): the reconciler takes what i
   const waitingThen = h.budget.state().waiting;
   const news = h.refresher.news(late, { reason: 'callback' });
   await settle();
-  let newsDone = false;
-  void news.then(() => void (newsDone = true));
-  while (!newsDone) await h.time.advance(1, watchQueue);
+  await h.time.until(news, 1, watchQueue);
   assert.equal(h.granted[grantedBeforeNews], 'news', `the next turn was the news's, with ${waitingThen.background} reconcile and ${waitingThen.watch} poll requests waiting`);
   assert.ok(h.arrivals.findIndex((a) => a.billId === late) <= grantedBeforeNews);
-  let done = false;
-  void pass.then(() => void (done = true));
-  while (!done) await h.time.advance(10, watchQueue);
+  await h.time.until(pass, 10, watchQueue);
   assert.equal(h.refused(), 0, 'the service refused none');
   assert.ok(mostQueued <= 2, `at most 2 reconcile requeries waited in the budget at once, saw ${mostQueued}`);
   assert.ok(mostQueued >= 1 && waitingThen.background + waitingThen.watch >= 1, 'the budget was short: requests waited, and the news went before them');
@@ -301,9 +295,7 @@ test('without BILL_API_MAX_RPS: the reconciler goes as the budget grants, and th
   const startRps = h.budget.state().rps;
   let mostQueued = 0;
   const pass = h.reconciler.runOnce();
-  let done = false;
-  void pass.then(() => void (done = true));
-  while (!done) await h.time.advance(10, () => void (mostQueued = Math.max(mostQueued, h.budget.state().waiting.background)));
+  await h.time.until(pass, 10, () => void (mostQueued = Math.max(mostQueued, h.budget.state().waiting.background)));
   assert.ok(mostQueued <= 2, `at most 2 waiting, saw ${mostQueued}`);
   assert.ok(h.budget.state().rps > 4 * startRps, `the budget learned from its demand: ${startRps} → ${h.budget.state().rps} a second`);
   assert.equal(h.refused(), 0);
