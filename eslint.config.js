@@ -50,7 +50,8 @@ const layers = {
 // The process entry may use node:* and mount the sandbox; the runtimes' adapters may use node:*.
 const entry = ['server/main.ts', 'server/process/**'];
 const platform = ['server/platform/**'];
-const nodeStore = ['server/store/sqlite*.ts', 'server/store/open-store.ts'];
+// SQLite's file-level parts (the driver, the WAL sync and checkpoints off the event loop) touch the file system.
+const nodeStore = ['server/store/sqlite/{driver,wal-sync,checkpointer,checkpoint-worker}.ts', 'server/store/open-store.ts'];
 
 function restrictions(file) {
   const rules = [];

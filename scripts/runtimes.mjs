@@ -28,12 +28,12 @@ const bin = (name) => join(dir, 'node_modules', '.bin', name);
  * SSE, callback, return, reconcile, webhook, on SQLite and PostgreSQL.
  */
 export const NODE24_SUITE = [
-  'test/server/sqlite-driver.test.ts', 'test/server/store-sqlite.test.ts', 'test/server/store-postgres.test.ts',
-  'test/server/db-outage.test.ts', 'test/server/serve.test.ts', 'test/server/node-sse.test.ts', 'test/server/keep-alive.test.ts',
-  'test/server/bff-create.test.ts', 'test/server/bff-status.test.ts', 'test/server/bff-sse-reconnect.test.ts',
-  'test/server/bff-callback.test.ts', 'test/server/bff-return-device.test.ts', 'test/server/bff-answers.test.ts',
-  'test/server/notify-worker.test.ts', 'test/server/multi-instance.test.ts', 'test/server/upstream-wire.test.ts',
-  'test/server/bff-startup.test.ts',
+  'test/server/store/sqlite/driver.test.ts', 'test/server/store/sqlite/store.test.ts', 'test/server/store/postgres/store.test.ts',
+  'test/server/app/db-outage.test.ts', 'test/server/process/serve.test.ts', 'test/server/platform/node/sse-socket.test.ts', 'test/server/http/sse/sse-transport.keep-alive.test.ts',
+  'test/server/domain/create/create-bill.test.ts', 'test/server/http/routes/bills.status.test.ts', 'test/server/http/sse/streams.test.ts',
+  'test/server/http/routes/callback.test.ts', 'test/server/http/return-page.test.ts', 'test/server/upstream/schemas.test.ts',
+  'test/server/domain/notify/notice-worker.test.ts', 'test/server/app/multi-instance.test.ts', 'test/server/upstream/client.wire.test.ts',
+  'test/server/app/startup.test.ts',
 ];
 
 function version(name) {
@@ -71,11 +71,11 @@ function test() {
   const took = [];
   took.push(['Node 24: server suite subset', run(bin('node'), ['--import', 'tsx', '--test', '--test-concurrency=1', ...NODE24_SUITE])]);
   took.push(['Bun: SQLite drivers, both stores\' contract, serveBillCheckout', run(bin('bun'), ['test', '--timeout', '60000',
-    'test/server/sqlite-driver.test.ts', 'test/server/store-sqlite.test.ts', 'test/server/store-postgres.test.ts', 'test/server/serve.test.ts'])]);
+    'test/server/store/sqlite/driver.test.ts', 'test/server/store/sqlite/store.test.ts', 'test/server/store/postgres/store.test.ts', 'test/server/process/serve.test.ts'])]);
   // Deno runs the TypeScript sources with their `.js` import specifiers only with sloppy imports.
   const deno = ['test', '-A', '--no-check', '--unstable-sloppy-imports'];
-  took.push(['Deno: SQLite driver', run(bin('deno'), [...deno, 'test/server/sqlite-driver.test.ts'])]);
-  took.push(['Deno: store contract', run(bin('deno'), [...deno, '--filter', 'Store contract', 'test/server/store-sqlite.test.ts'])]);
+  took.push(['Deno: SQLite driver', run(bin('deno'), [...deno, 'test/server/store/sqlite/driver.test.ts'])]);
+  took.push(['Deno: store contract', run(bin('deno'), [...deno, '--filter', 'Store contract', 'test/server/store/sqlite/store.test.ts'])]);
   took.push(['the compiled entry on each runtime', run(process.execPath, ['--import', 'tsx', '--test', 'test/runtimes/runtimes.test.ts'], { RUNTIMES_DIR: dir })]);
   for (const [what, seconds] of took) console.log(`runtimes: ${what}: ${seconds} s`);
 }

@@ -28,10 +28,10 @@ export type { LogFields, Logger, LoggerOptions, LogLevel } from './log.js';
 
 // The stores.
 export { openStore } from './store/open-store.js';
-export { createSqliteStore } from './store/sqlite.js';
-export type { SqliteStoreOptions } from './store/sqlite.js';
-export type { SqliteDriverName } from './store/sqlite-driver.js';
-export type { PostgresStoreOptions } from './store/postgres.js';
+export { createSqliteStore } from './store/sqlite/store.js';
+export type { SqliteStoreOptions } from './store/sqlite/store.js';
+export type { SqliteDriverName } from './store/sqlite/driver.js';
+export type { PostgresStoreOptions } from './store/postgres/store.js';
 export type { Store, StoredBill } from './store/types.js';
 
 // The service's client: its signers, the HTTP it runs on, and one error class per cause.
@@ -69,7 +69,7 @@ export type { BillView, CreatedBillView, ErrorBody, Outcome } from '../contract/
 // pg is an optional peer dependency: this module imports without it, and only a PostgreSQL store
 // needs it (createPostgresStore then says what to install).
 const postgres = await postgresModule().catch((error: unknown) => ({ missing: error }));
-export const createPostgresStore: typeof import('./store/postgres.js').createPostgresStore = (databaseUrl, options) => {
+export const createPostgresStore: typeof import('./store/postgres/store.js').createPostgresStore = (databaseUrl, options) => {
   if ('missing' in postgres) throw postgres.missing;
   return postgres.createPostgresStore(databaseUrl, options);
 };

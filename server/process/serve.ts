@@ -164,7 +164,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     host: config.host ?? 'all interfaces',
     upstream: config.embeddedSandbox ? 'embedded sandbox (not live: no real payments)' : withoutUserinfo(config.upstream.baseUrl),
     database: config.databaseUrl.startsWith('file:') ? config.databaseUrl : 'postgres',
-    // Which SQLite the runtime gave (sqlite-driver.ts): its durability and speed differ.
+    // Which SQLite the runtime gave (sqlite/driver.ts): its durability and speed differ.
     ...(store.driver === undefined ? {} : { databaseDriver: store.driver }),
     runtime: `${runtime.name} ${runtime.version}`,
   });

@@ -1,14 +1,14 @@
 // DATABASE_URL → a migrated Store. `file:PATH` is SQLite at PATH (relative to the working
 // directory; its folder is created), on the runtime's own SQLite where it has one
-// (sqlite-driver.ts); `postgres://…` (or `postgresql://…`) is PostgreSQL, which several BFF
+// (sqlite/driver.ts); `postgres://…` (or `postgresql://…`) is PostgreSQL, which several BFF
 // instances can share. Each store's driver is an optional peer dependency, loaded only when
 // DATABASE_URL asks for it.
 
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PostgresStoreOptions } from './postgres.js';
-import { createSqliteStore } from './sqlite.js';
+import type { PostgresStoreOptions } from './postgres/store.js';
+import { createSqliteStore } from './sqlite/store.js';
 import type { Store } from './types.js';
 
 function sqlitePath(databaseUrl: string): string {
@@ -22,8 +22,8 @@ function sqlitePath(databaseUrl: string): string {
  * The PostgreSQL store's module, which loads `pg`: an optional peer dependency, installed by the
  * merchants who use it. Without it this rejects with what to install (postgres/driver.ts).
  */
-export function postgresModule(): Promise<typeof import('./postgres.js')> {
-  return import('./postgres.js');
+export function postgresModule(): Promise<typeof import('./postgres/store.js')> {
+  return import('./postgres/store.js');
 }
 
 async function migrated(store: Store): Promise<Store> {

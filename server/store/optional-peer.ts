@@ -1,4 +1,4 @@
-// The stores' drivers are optional peer dependencies (`pg`; `better-sqlite3` in sqlite-driver.ts),
+// The stores' drivers are optional peer dependencies (`pg`; `better-sqlite3` in sqlite/driver.ts),
 // loaded by the store that needs them when it is opened. A framework that bundles the server
 // package (Next.js with Turbopack or webpack, Vite SSR, Astro, React Router) must build without
 // them installed and leave them to run time: the specifier is a variable, which Rollup, Rolldown

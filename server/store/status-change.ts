@@ -1,6 +1,6 @@
 // What applyStatus does with a status the service gave, decided the same way by both stores.
 // SQLite's store runs this function inside its transaction (sqlite/bills.ts). PostgreSQL makes the
-// same decision in one statement, bc_apply_status (postgres-migrations.ts, migration 5), with the
+// same decision in one statement, bc_apply_status (postgres/migrations.ts, migration 5), with the
 // trigger bills_status_version (migration 3) for `statusVersion`: its IF branches are the kinds
 // below, in the same order. store-postgres.test.ts holds both stores to this function's answers.
 

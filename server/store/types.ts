@@ -5,7 +5,7 @@
 import type { NoticeAttemptView, NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
 import type { Outcome } from '../../contract/bill-view.js';
 import type { CreatedBill, StatusRecord } from '../upstream/types.js';
-import type { SqliteDriverName } from './sqlite-driver.js';
+import type { SqliteDriverName } from './sqlite/driver.js';
 
 // The admin routes show these as they are (contract/admin.ts).
 export type { NoticeChannel, NoticeState, RequeryReason } from '../../contract/admin.js';
@@ -263,7 +263,7 @@ export interface StatusChanges {
 export type ExclusiveResult<T> = { ran: true; value: T } | { ran: false };
 
 // The store's concerns, each an interface of its own so that a part of the BFF that needs one can
-// be typed by it; `Store` is all of them, what each database implements (sqlite.ts and postgres.ts,
+// be typed by it; `Store` is all of them, what each database implements (sqlite/store.ts and postgres/store.ts,
 // each composed of one file per concern in sqlite/ and postgres/).
 
 /** Opening, checking and closing the store, and its messages between processes. */

@@ -8,7 +8,7 @@ import { qrPath, type QrPath } from '../../../widget/qr-code.js';
 /**
  * Most bytes one QR code holds: widget/qr-code.ts encodes its text as one byte-mode segment (the
  * text's UTF-8 bytes) at error correction M, and a version 40 symbol holds 2,331 bytes so (2,953
- * at level L, which the encoder does not use). test/server/qr-capacity.test.ts checks the number
+ * at level L, which the encoder does not use). test/server/http/render/qr-images.test.ts checks the number
  * against qrcode's own table.
  */
 export const QR_MAX_BYTES = 2331;

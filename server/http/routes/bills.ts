@@ -27,7 +27,7 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 
 /**
  * The create's optional header. parseCreateRequest checks it (invalid_idempotency_key);
- * test/server/bff-openapi.test.ts checks that this schema takes the keys it takes, and no other.
+ * test/server/http/routes/openapi.test.ts checks that this schema takes the keys it takes, and no other.
  */
 export const createHeaders = z.object({
   'Idempotency-Key': z.string().min(1).max(255).regex(/^[!-~]+$/).optional().describe('The same key and body answer the same bill'),

@@ -7,7 +7,7 @@
 // headers. openapi-from-zod.ts turns it into the document with z.toJSONSchema, registering no
 // route: app.ts registers the routes as before, and the status read keeps its synchronous answer.
 // `redocly lint` passes it (test/build/openapi.test.ts), and Prism checks real answers against it
-// (test/server/api-conformance.test.ts).
+// (test/server/http/routes/openapi.conformance.test.ts).
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createBillBody } from '../../domain/create/request.js';

@@ -1,5 +1,5 @@
 // What every concern of the PostgreSQL store works with: the pool, transactions on one of its
-// connections, named statements, and where failures nobody waits for are reported. postgres.ts
+// connections, named statements, and where failures nobody waits for are reported. store.ts
 // makes it; bills.ts, notices.ts, customers.ts and claims.ts take it.
 
 import type { Pool, PoolClient } from 'pg';

@@ -1,5 +1,5 @@
 // The pg (and Node socket) errors that mean "the store is out of reach, try again", told from every
-// other one: the classifier postgres.ts gives classifyFailures (../unavailable.ts). Pure, and free
+// other one: the classifier store.ts gives classifyFailures (../unavailable.ts). Pure, and free
 // of pg itself: tests call it as it is.
 
 import { StoreUnavailableError } from '../errors.js';

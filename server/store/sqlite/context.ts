@@ -1,9 +1,9 @@
 // What every concern of the SQLite store works with: the connection, its statements (each prepared
-// once), and writes that resolve once durable. sqlite.ts makes it; bills.ts, notices.ts,
+// once), and writes that resolve once durable. store.ts makes it; bills.ts, notices.ts,
 // customers.ts and claims.ts take it.
 
-import type { SqliteDatabase, SqliteStatement as Statement } from '../sqlite-driver.js';
-import type { WalSync } from '../sqlite-wal-sync.js';
+import type { SqliteDatabase, SqliteStatement as Statement } from './driver.js';
+import type { WalSync } from './wal-sync.js';
 
 export interface SqliteContext {
   readonly db: SqliteDatabase;

@@ -1,5 +1,5 @@
 // The SQLite errors that mean "the store is out of reach, try again", told from every other one:
-// the classifier sqlite.ts gives classifyFailures (../unavailable.ts). Pure: tests call it as it is.
+// the classifier store.ts gives classifyFailures (../unavailable.ts). Pure: tests call it as it is.
 
 import { StoreUnavailableError } from '../errors.js';
 
