@@ -23,7 +23,8 @@ const layers = {
   ],
   'server/**': [
     { regex: FOLDER('(widget|demo|admin)'), message: 'The server imports the wire contract from contract/, never the element, the admin page or the demo: it serves their built files.' },
-    { regex: `${FOLDER('sandbox')}(?!credentials\\.js$)`, message: 'Only the process entry (server/main.ts, server/process) mounts the sandbox.' },
+    { regex: FOLDER('sandbox'), message: 'Only the process entry (server/main.ts, server/process) mounts the sandbox.' },
+    { regex: '(^|/)testing\\.js$', message: "server/testing.ts reaches an app's internals for tests and benches: no product code imports it." },
     node,
   ],
   'server/store/**': [
@@ -42,6 +43,10 @@ const layers = {
   ],
   'demo/server/**': [
     { regex: `${FOLDER('server')}(?!index\\.js$)|${FOLDER('(widget|sandbox)')}`, message: "The demo's server part is a merchant's own code: it uses bill-checkout/server's public entry (server/index.ts), nothing inside it." },
+  ],
+  // A route parses, calls the domain and answers: storage only through the typed concerns it is given.
+  'server/http/routes/**': [
+    { regex: `${FOLDER('store')}(?!(types|errors)\\.js$)`, message: "A route reaches storage through the store concerns in Services and the domain's functions, never a store module." },
   ],
   'server/domain/**': [
     { regex: `^(hono|@hono/)|${FOLDER('http')}`, message: 'The domain knows no HTTP: it throws CheckoutError, which http/ maps to a status.' },
@@ -72,6 +77,8 @@ const exemptions = [
   { files: entry, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')).filter((p) => !p.regex.includes('sandbox')) }] } },
   { files: platform, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/x.ts')) }] } },
   { files: nodeStore, rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('server/store/x.ts')) }] } },
+  // The customer's routes are one call each: create, read, watch and cancel live in server/domain/ and http/sse/.
+  { files: ['server/http/routes/bills.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [...restrictions('server/http/routes/x.ts'), { regex: FOLDER('(store|upstream)'), message: "The bills routes call the domain (server/domain/) and the SSE watch (http/sse/watch-bill.ts): they import no store and no upstream client." }] }] } },
   { files: ['sandbox/main.ts'], rules: { 'no-restricted-imports': ['error', { patterns: restrictions('sandbox/x.ts') }] } },
   // The admin page's build configuration runs in Node.
   { files: ['admin/vite.config.ts'], rules: { 'no-restricted-imports': ['error', { patterns: withoutNode(restrictions('admin/x.ts')) }] } },

@@ -854,11 +854,3 @@ const zh: AdminStrings = {
 };
 
 export const ADMIN_STRINGS: Record<Language, AdminStrings> = { en, id, ms, th, vi, 'zh-CN': zh };
-
-/** The texts admin/index.html names with data-text (and data-aria-label): the plain ones. */
-export type AdminTextKey = { [K in keyof AdminStrings]: AdminStrings[K] extends string ? K : never }[keyof AdminStrings];
-
-/** A text's pieces: plain text, and the parts written `like this` as code. */
-export function textParts(text: string): { code: boolean; text: string }[] {
-  return text.split('`').map((piece, i) => ({ code: i % 2 === 1, text: piece })).filter((p) => p.text !== '');
-}

@@ -5,7 +5,7 @@ import { AdminError, token, type AdminApi } from './api.js';
 import { el, errorText, facts, fillTable } from './dom.js';
 import type { Formats } from './format.js';
 import type { AdminStrings } from './strings.js';
-import { setText } from './page-language.js';
+import { setText } from '../contract/page-language.js';
 
 export interface WebhookDeps {
   api: AdminApi;

@@ -1,5 +1,6 @@
 // The pay page at billUrl: one self-contained HTML document (no external resources), every piece
 // of service text escaped, in the customer's language.
+import { escapeHtml } from '../contract/escape-html.js';
 import type { Language } from '../contract/languages.js';
 import type { StatusKey } from './dialect.js';
 import type { StatusRecordWire } from './types.js';
@@ -64,10 +65,6 @@ const TEXT: Record<Language, PageText> = {
     states: { pending: '待支付', paid: '已支付', failed: '支付失败', cancelled: '已取消', expired: '已过期', processing: '付款处理中' },
   },
 };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 /** Decimal text shown with at least two decimal places: "12.5" → "12.50". */
 export function money(amount: string): string {

@@ -19,8 +19,7 @@ import { instrumentUpstream } from './metrics/instrument-upstream.js';
 import { apiHeaders, stampedBy, stampNoStore } from './http/middleware/api-headers.js';
 import { bodyLimit } from './http/middleware/body-limit.js';
 import { crossSiteGuard } from './http/middleware/cross-site.js';
-import { jsonErrors, notFound } from './http/json-errors.js';
-import { errorBody } from './http/errors.js';
+import { jsonErrors, notFound, payloadTooLarge } from './http/json-errors.js';
 import { pageSecurityHeaders } from './http/middleware/security-headers.js';
 import { SERVER_TIME_HEADER, SERVICE_TIME_HEADER } from './http/middleware/server-time.js';
 import { createNoticeWorker, noticeChannels } from './domain/notify/notice-worker.js';
@@ -46,8 +45,8 @@ import { createStreamRegistry } from './http/sse/streams.js';
 import { createHub, createSharedHub } from './domain/status/hub.js';
 import type { Hub, VersionedView } from './domain/status/hub.js';
 import { createReconciler } from './domain/status/reconciler.js';
-import type { Reconciler } from './domain/status/reconciler.js';
-import { createRefresher } from './domain/status/refresher.js';
+import type { ReconcileLag, Reconciler } from './domain/status/reconciler.js';
+import { createRefresher, refresherCache } from './domain/status/refresher.js';
 import { expiresAtLocal, type ServiceTime } from './domain/status/expiry.js';
 import { createFollowUps } from './domain/status/follow-ups.js';
 import { createSharedLimit } from './domain/status/shared-limit.js';
@@ -109,14 +108,6 @@ export interface BillCheckoutParts {
   start(): void;
   /** Stops them and ends open SSE streams. */
   stop(): Promise<void>;
-  refresher: Refresher;
-  /** Follow-ups of news the service has not confirmed, and of bills reaching their expiry. */
-  followUps: FollowUps;
-  reconciler: Reconciler;
-  noticeWorker: NoticeWorker;
-  hub: Hub;
-  /** Answers of the service that were refused as not matching the bill, counted by kind. */
-  alerts: Alerts;
   /** This app's Prometheus metrics (GET /metrics with METRICS_TOKEN), in a registry of its own. */
   metrics: Metrics;
   /** Who may start an order's checkout, and the tickets this process can mint for its own pages. */
@@ -130,24 +121,74 @@ export interface BillCheckoutParts {
 
 export type BillCheckout = Hono & BillCheckoutParts;
 
+/** The parts inside an app, for tests and benches (server/testing.ts): not the package's API. */
+export interface BillCheckoutInternals {
+  refresher: Refresher;
+  /** Follow-ups of news the service has not confirmed, and of bills reaching their expiry. */
+  followUps: FollowUps;
+  reconciler: Reconciler;
+  noticeWorker: NoticeWorker;
+  hub: Hub;
+  /** Answers of the service that were refused as not matching the bill, counted by kind. */
+  alerts: Alerts;
+}
+
+const internals = new WeakMap<BillCheckout, BillCheckoutInternals>();
+
+/** The internals of an app made by createBillCheckout; reached through server/testing.ts. */
+export function internalsOf(app: BillCheckout): BillCheckoutInternals {
+  const parts = internals.get(app);
+  if (!parts) throw new Error('internalsOf: not an app made by createBillCheckout');
+  return parts;
+}
+
+/**
+ * With BILL_API_SHARED_MAX_RPS: this instance's share of the service's limit follows the instances
+ * alive on the database (domain/status/shared-limit.ts); the client's budget started at half of it.
+ */
+function instanceShare(options: BillCheckoutOptions, sharedMaxRps: number | null, log: Logger): SharedLimit | null {
+  if (sharedMaxRps === null) return null;
+  const budget = options.upstream.budget;
+  const events = options.store.events;
+  if (!budget || !events?.instanceBeat || !events.instanceLeave) {
+    log.warn('BILL_API_SHARED_MAX_RPS is set but ' + (budget ? 'the store cannot count the live instances (PostgreSQL can)' : 'the upstream client has no budget') +
+      ': the budget keeps the rate it was built with');
+    return null;
+  }
+  const instanceBeat = events.instanceBeat;
+  const instanceLeave = events.instanceLeave;
+  return createSharedLimit({
+    limit: sharedMaxRps,
+    ...(options.instanceBeatMs !== undefined ? { intervalMs: options.instanceBeatMs } : {}),
+    beat: (withinMs) => instanceBeat.call(events, withinMs),
+    leave: () => instanceLeave.call(events),
+    setMaxRps: (rps) => budget.setMaxRps(rps),
+    onError: (error) => log.warn('could not count the live instances for BILL_API_SHARED_MAX_RPS; the last share is kept', { error }),
+  });
+}
+
 export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   const { config } = options;
   const hooks = options.hooks ?? {};
   const now = options.now ?? Date.now;
   const fetchFn = options.fetch ?? fetch;
-  const log = options.log ?? createLogger({ secrets: configSecrets(config) });
+  const secrets = configSecrets(config);
+  const log = options.log ?? createLogger({ secrets });
   const streams = createStreamRegistry(
     config.maxSseConnections,
     // Without a way to tell clients apart, every stream would count as one client's.
     options.clientKey ? config.maxSsePerClient : Infinity,
   );
+  const sharedMaxRps = config.upstream.sharedMaxRps ?? null;
+  const sharedLimit = instanceShare(options, sharedMaxRps, log);
+  // The reconciler works on the store these metrics instrument: its lag is bound once it exists (below).
+  let reconcileLag = (): ReconcileLag => ({ backlogBills: 0, lagMs: 0 });
   const metrics = createMetrics({
     store: options.store, sseConnections: () => streams.size(), now,
     ...(options.upstream.budget ? { budget: options.upstream.budget } : {}),
     ...(options.upstream.clock ? { clock: options.upstream.clock } : {}),
-    // Read at scrape time, once the reconciler below exists.
-    reconcileLag: () => reconciler.lag(),
-    ...(config.upstream.sharedMaxRps ? { liveInstances: () => sharedLimit?.live() ?? null } : {}),
+    reconcileLag: () => reconcileLag(),
+    ...(sharedMaxRps !== null ? { liveInstances: () => sharedLimit?.live() ?? null } : {}),
   });
   const store = instrumentStore(options.store, metrics);
   const service = instrumentUpstream(options.upstream, { metrics, now });
@@ -166,45 +207,26 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       billId: billId ?? null, dateTime, aheadMs,
     });
   });
-  // BILL_API_SHARED_MAX_RPS: this instance's share of the service's limit follows the instances
-  // alive on the database (domain/status/shared-limit.ts); the client's budget started at half of it.
-  const sharedMaxRps = config.upstream.sharedMaxRps ?? null;
-  let sharedLimit: SharedLimit | null = null;
-  if (sharedMaxRps !== null) {
-    const budget = options.upstream.budget;
-    const events = store.events;
-    if (!budget || !events?.instanceBeat || !events.instanceLeave) {
-      log.warn('BILL_API_SHARED_MAX_RPS is set but ' + (budget ? 'the store cannot count the live instances (PostgreSQL can)' : 'the upstream client has no budget') +
-        ': the budget keeps the rate it was built with');
-    } else {
-      const instanceBeat = events.instanceBeat;
-      const instanceLeave = events.instanceLeave;
-      sharedLimit = createSharedLimit({
-        limit: sharedMaxRps,
-        ...(options.instanceBeatMs !== undefined ? { intervalMs: options.instanceBeatMs } : {}),
-        beat: (withinMs) => instanceBeat.call(events, withinMs),
-        leave: () => instanceLeave.call(events),
-        setMaxRps: (rps) => budget.setMaxRps(rps),
-        onError: (error) => log.warn('could not count the live instances for BILL_API_SHARED_MAX_RPS; the last share is kept', { error }),
-      });
-    }
-  }
   const onFinal = hooks.onFinal?.bind(hooks);
+  const hookResolvesOrders = hooks.resolveOrder !== undefined;
   const resolveOrder = hooks.resolveOrder?.bind(hooks) ??
     (config.orderLookupUrl ? orderLookup({ url: config.orderLookupUrl, fetch: fetchFn }) : null);
+  const channels = noticeChannels({ onFinal, webhook: config.webhook });
 
+  // The bills this process serves from memory: the refresher reads through them, and the hub drops
+  // the ones another process changed.
+  const cache = refresherCache({ config, now });
   // Several processes on one PostgreSQL share changes through it; otherwise the hub is in-process.
-  // Another process's change drops this process's cached copy of the bill (see refresher.forget);
-  // after a lost LISTEN connection, the bills watched here are read again from the store.
+  // After a lost LISTEN connection, the bills watched here are read again from the store.
   const hub = store.events
     ? createSharedHub(store.events, {
       log,
-      onRemote: (billId) => refresher.forget(billId),
+      onRemote: (billId) => cache.forget(billId),
       // Also what the store committed but nobody announced (its instance died between the two).
       sweepMs: config.statusSweepMs,
       reload: async (billIds) => {
         const bills = await Promise.all(billIds.map((billId) => {
-          refresher.forget(billId);
+          cache.forget(billId);
           return store.getByBillId(billId);
         }));
         return bills.flatMap((bill): VersionedView[] => (bill ? [{ view: toBillView(bill, config.statuses.processing), version: bill.statusVersion }] : []));
@@ -220,8 +242,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   // Which service this process talks to: a bill made at another (a moved database) is never asked about here.
   const serviceId = serviceIdentity(config.upstream.baseUrl, config.upstream.key);
   const refresher = createRefresher({
-    store, upstream, config, hub, alerts, now, log, serviceId,
-    channels: noticeChannels({ onFinal, webhook: config.webhook }),
+    store, upstream, config, hub, alerts, now, log, serviceId, channels, cache,
     onBecameFinal: () => noticeWorker.kick(),
     onRequery: (reason, result) => metrics.requery(reason, result),
     ...(serviceClock ? { serviceNow: serviceClock.now } : {}),
@@ -236,10 +257,9 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     requery: async (billId) => (await refresher.read(billId, followUpFreshMs, undefined, { reason: 'follow_up' }))?.bill ?? null,
     expiresAt: (bill) => expiresAtLocal(bill, time) ?? now(),
   });
-  const tickets = ticketPolicy(config, hooks.resolveOrder !== undefined);
+  const tickets = ticketPolicy(config, hookResolvesOrders);
   const creator = createBillCreator({
-    config, upstream, store, resolveOrder, alerts, time, log, followUps, tickets,
-    hookResolvesOrders: hooks.resolveOrder !== undefined,
+    config, upstream, store, resolveOrder, alerts, time, log, followUps, tickets, hookResolvesOrders,
     refresh: (billId) => refresher.news(billId, { reason: 'create' }),
     serviceId,
     unknownAfterMs: 2 * config.upstream.timeoutMs,
@@ -259,6 +279,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     requeryMaxRps: config.upstream.maxRpsByOperation.requery ?? null,
     limitKnown: config.upstream.maxRps !== null || sharedMaxRps !== null,
   });
+  reconcileLag = () => reconciler.lag();
   const serverHeaders = apiHeaders({ now });
   const browserHeaders = apiHeaders({
     now,
@@ -274,11 +295,11 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
   });
   const services: Services = {
     config, store, upstream, refresher, followUps, hub, creator, streams, log, now, browserHeaders, metrics, noticeWorker, alerts,
-    channels: noticeChannels({ onFinal, webhook: config.webhook }),
+    channels,
     // The bind is not retried (not idempotent at the service): one timeout, plus room.
     customers: createCustomerBinder({ store, upstream, now, log, leaseMs: config.upstream.timeoutMs + 5_000 }),
     upstreamReachable: service.reachable,
-    redact: createRedactor(configSecrets(config)),
+    redact: createRedactor(secrets),
     clientKey: options.clientKey ?? (() => 'all'),
     sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
     sseRetryMs: options.sseRetryMs ?? 3_000,
@@ -311,7 +332,7 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
     maxBytes: config.bodyLimitBytes,
     onError: (c) => {
       stampNoStore(c);
-      return c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413);
+      throw payloadTooLarge(config.bodyLimitBytes);
     },
   }));
   registry.route('/api/bills', billRoutes(services));
@@ -343,8 +364,10 @@ export function createBillCheckout(options: BillCheckoutOptions): BillCheckout {
       await Promise.all([reconciler.stop(), noticeWorker.stop(), sharedLimit?.stop()]);
       await hub.close();
     },
-    refresher, followUps, reconciler, noticeWorker, hub, alerts, metrics,
+    metrics,
     orderTickets: { policy: tickets.kind, mint: (orderId, ttlMs = 3_600_000) => mintUnder(tickets, orderId, ttlMs, now()) },
   };
-  return Object.assign(checkout, parts);
+  const app = Object.assign(checkout, parts);
+  internals.set(app, { refresher, followUps, reconciler, noticeWorker, hub, alerts });
+  return app;
 }

@@ -1,7 +1,6 @@
 // Configuration from an environment record. Only the Node entry passes `process.env`; everything
 // else receives a Config. Every item the spec marks "not shown" is here, with a default that
 // matches the sandbox (docs/server.md, "What the spec does not show").
-import { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET } from '../sandbox/credentials.js';
 import type { ServiceOperation, UpstreamConfig } from './upstream/types.js';
 
 export type { OperationShape, UpstreamConfig } from './upstream/types.js';
@@ -105,8 +104,6 @@ export interface Config {
    */
   metricsPort: number | null;
 }
-
-export { SANDBOX_DEMO_KEY, SANDBOX_DEMO_SECRET };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -258,7 +255,11 @@ function secret(env: Env, name: string, purpose: string): string | null {
   return v;
 }
 
-export function loadConfig(env: Env): Config {
+/**
+ * `credentials`: what unset BILL_API_KEY and BILL_API_SECRET are, empty without. The entry that
+ * mounts the sandbox (serveBillCheckout) passes its demo pair, so `npm start` works with no account.
+ */
+export function loadConfig(env: Env, credentials?: { key: string; secret: string }): Config {
   const port = int(env, 'PORT', 8787, 0);
   const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)!;
   const apiBase = url(env, 'BILL_API_BASE_URL');
@@ -339,8 +340,8 @@ export function loadConfig(env: Env): Config {
     upstream: {
       // With the embedded sandbox the BFF still talks to it over HTTP, on its own port.
       baseUrl: apiBase ?? `http://127.0.0.1:${port}/sandbox`,
-      key: text(env, 'BILL_API_KEY') ?? SANDBOX_DEMO_KEY,
-      secret: text(env, 'BILL_API_SECRET') ?? SANDBOX_DEMO_SECRET,
+      key: text(env, 'BILL_API_KEY') ?? credentials?.key ?? '',
+      secret: text(env, 'BILL_API_SECRET') ?? credentials?.secret ?? '',
       signer: text(env, 'BILL_SIGNER') ?? 'hmac-sha256',
       okCodes: codes(env, 'BILL_API_OK_CODES', [0]),
       timeoutMs: int(env, 'BILL_API_TIMEOUT_MS', 10_000, 1),

@@ -1,4 +1,4 @@
-import type { Language } from '../contract/languages.js';
+import { languageOf as tagLanguage, type Language } from '../contract/languages.js';
 
 /** Every text the element shows or announces, in English (shipped in the element). */
 export const en = {
@@ -59,16 +59,9 @@ const languages = {
 const ready = new Map<Language, Strings>([['en', en]]);
 const loads = new Map<Language, Promise<unknown>>();
 
-/**
- * The shipped language of a BCP 47 locale: `zh` in Simplified script or of China or Singapore is
- * `zh-CN`; `in` is `id`; English when not shipped. contract/languages.ts's `languageOf` does the
- * same for the servers; this one reads the loaders above instead of a list: 21 B the budget lacks.
- */
-export function languageOf(locale = ''): Language {
-  const [lang, ...rest] = locale.toLowerCase().split(/[-_]/);
-  if (lang === 'zh') return rest.some((tag) => /^(hant|tw|hk|mo)$/.test(tag)) ? 'en' : 'zh-CN';
-  const name = lang === 'in' ? 'id' : lang!;
-  return Object.hasOwn(languages, name) ? (name as Language) : 'en';
+/** The shipped language of a BCP 47 locale (contract/languages.ts's `languageOf`), English when not shipped. */
+export function languageOf(locale?: string): Language {
+  return tagLanguage(locale) ?? 'en';
 }
 
 /** Loads the module of a locale's language once; resolves when `stringsFor` gives it (or English, when it cannot load). */

@@ -57,14 +57,14 @@ const floor = setup.floor ? await new Promise((resolve) => {
 // returned: the time the BFF itself spends writing the final frame to every watcher.
 // The frame of the last final view published: the floor's final frame, byte for byte.
 const publishes = [];
-const publish = bff.app.hub.publish;
+const publish = bff.internals.hub.publish;
 const { statusFrame } = await importTs('server/http/sse/streams.ts');
 let lastFinalFrame = null;
 const cpuUs = () => {
   const { user, system } = process.cpuUsage();
   return user + system;
 };
-bff.app.hub.publish = (view, version) => {
+bff.internals.hub.publish = (view, version) => {
   const at = monoMs();
   const cpu = cpuUs();
   publish(view, version);
@@ -123,7 +123,7 @@ const commands = {
   callbackArrivals() {
     return callbackArrivals.splice(0);
   },
-  streams: () => bff.app.hub.size(),
+  streams: () => bff.internals.hub.size(),
   async finals({ billIds }) {
     let final = 0;
     for (const billId of billIds) {

@@ -12,8 +12,9 @@ import { importTs } from './ts.mjs';
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
-  const [{ createBillCheckout }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }, { batchedLines }] =
-    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts', 'server/platform/node/log-lines.ts']
+  // internalsOf (what server/testing.ts gives tests) from the app's own module: a BENCH_APP swapped in answers for its apps.
+  const [{ createBillCheckout, internalsOf }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }, { batchedLines }, { SANDBOX_DEMO_CREDENTIALS }] =
+    await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts', 'server/platform/node/log-lines.ts', 'sandbox/credentials.ts']
       .map(importTs));
   let handler = () => new globalThis.Response('starting', { status: 503 });
   const served = await listen((req, env) => handler(req, env));
@@ -28,7 +29,7 @@ export async function startBff(options) {
     CREATE_RATE_LIMIT_PER_MINUTE: '100000000',
     ALLOWED_ORIGINS: '*',
     ...options.env,
-  });
+  }, SANDBOX_DEMO_CREDENTIALS);
   // As serveBillCheckout sets it: idle keep-alive connections outlive the clients' own idle timeout.
   served.server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const store = await openStore(config.databaseUrl);
@@ -59,6 +60,7 @@ export async function startBff(options) {
     url: served.url,
     server: served.server,
     app,
+    internals: internalsOf(app),
     store,
     config,
     async close() {

@@ -32,14 +32,5 @@ export const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `work` over items with at most `limit` in flight. */
-export async function eachLimited(items, limit, work) {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await work(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
+/** Runs `work` over items with at most `limit` in flight (the tests' own, test/support/promises.mjs). */
+export { eachLimited } from '../../test/support/promises.mjs';

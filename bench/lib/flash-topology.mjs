@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/ports.mjs';
 import { spawnBff } from './spawn.mjs';
 import { commandCaller } from './ipc.mjs';
 
@@ -163,17 +164,6 @@ const alive = (pid) => {
 // ---- helpers -------------------------------------------------------------------------------------
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPort(port, ms, what) {
   const deadline = Date.now() + ms;

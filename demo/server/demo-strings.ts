@@ -4,17 +4,6 @@
 
 import type { Language } from '../../contract/languages.js';
 
-
-/** Each language by its own name, for the language picker. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  en: 'English',
-  id: 'Bahasa Indonesia',
-  ms: 'Bahasa Melayu',
-  th: 'ไทย',
-  vi: 'Tiếng Việt',
-  'zh-CN': '简体中文',
-};
-
 export const BRAND = 'Northwind Goods';
 
 type Outcome = 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired';
@@ -593,8 +582,3 @@ const zhCN: DemoStrings = {
 };
 
 export const DEMO_STRINGS: Record<Language, DemoStrings> = { en, id, ms, th, vi, 'zh-CN': zhCN };
-
-/** A text's pieces: plain text, and the parts written `like this` as code. */
-export function textParts(text: string): { code: boolean; text: string }[] {
-  return text.split('`').map((piece, i) => ({ code: i % 2 === 1, text: piece })).filter((p) => p.text !== '');
-}

@@ -2,14 +2,11 @@
 // order and its ticket, and the page in the customer's language. The page loads no script but the
 // element's, so its language is the server's to put in: <html lang>, the element's `locale`, and
 // the texts the template names with data-text, data-aria-label and data-product.
+import { escapeHtml } from '../../contract/escape-html.js';
 import { headerLanguage, languageOf, type Language } from '../../contract/languages.js';
-import { BRAND, DEMO_STRINGS, textParts, type TextKey } from './demo-strings.js';
+import { textParts } from '../../contract/text-parts.js';
+import { BRAND, DEMO_STRINGS, type TextKey } from './demo-strings.js';
 import type { DemoOrder } from './routes.js';
-
-/** `text` safe inside HTML text and quoted attributes. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
 
 function html(text: string): string {
   return textParts(text).map((p) => (p.code ? `<code>${escapeHtml(p.text)}</code>` : escapeHtml(p.text))).join('');

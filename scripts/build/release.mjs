@@ -1,21 +1,13 @@
 // The drop-in's release names: a versioned copy whose name is its content's hash, its SRI hash, and
 // both with its sizes in dist/bill-checkout.release.json; printed and written beside it.
-import { createHash } from 'node:crypto';
 import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { tsImport } from 'tsx/esm/api';
 import { root } from './root.mjs';
 
-/**
- * The same names the server answers (server/process/static-files.ts, dropInRelease):
- * `bill-checkout.<first 16 hex of SHA-256>.js` and `sha384-<base64>`.
- */
-export function dropInRelease(code) {
-  return {
-    versionedName: `bill-checkout.${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`,
-    integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`,
-  };
-}
+// The names the server answers, from the server's source (dist/server is built alongside this step, not before it).
+const { dropInRelease } = await tsImport('../../server/process/static-files.ts', import.meta.url);
 
 /**
  * In `dist` (dist/ unless given), beside its bill-checkout.js: bill-checkout.<hash>.js (and no

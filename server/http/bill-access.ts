@@ -2,11 +2,11 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { isServiceId } from '../../contract/ids.js';
 import { constantTimeEqual } from './constant-time.js';
-import { ApiError } from './errors.js';
+import { CheckoutError } from '../domain/errors.js';
 import type { CachedBill } from '../domain/status/bill-cache.js';
 import type { Services } from './services.js';
 
-const noSuchBill = () => new ApiError(404, 'not_found', 'No such bill.');
+const noSuchBill = () => new CheckoutError('not_found', 'not_found', 'No such bill.');
 
 /**
  * The path parameter of a bill's routes, as the OpenAPI description publishes it. Any text is taken:
@@ -41,6 +41,6 @@ export async function jsonBody(c: Context): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ApiError(400, 'invalid_json', 'The body is not valid JSON.');
+    throw new CheckoutError('invalid', 'invalid_json', 'The body is not valid JSON.');
   }
 }

@@ -3,7 +3,7 @@
 // checkout goes on where it started. No cart, no script; one inline style allowed by its hash.
 import type { Outcome } from '../../contract/bill-view.js';
 import { formatAmount } from '../../contract/decimal.js';
-import { escapeHtml } from './escape-html.js';
+import { escapeHtml } from '../../contract/escape-html.js';
 import type { Language } from '../../contract/languages.js';
 
 

@@ -12,7 +12,7 @@ import type { HeaderStamp } from './middleware/api-headers.js';
 import type { Hub } from '../domain/status/hub.js';
 import type { FollowUps } from '../domain/status/follow-ups.js';
 import type { Refresher } from '../domain/status/refresher.js';
-import type { Store } from '../store/types.js';
+import type { BillStore, CustomerStore, NoticeStore, StoreLifecycle } from '../store/types.js';
 import type { BillApi } from '../upstream/types.js';
 import type { SseTransport } from './sse/sse-transport.js';
 import type { StartedMarks } from './started-here.js';
@@ -21,7 +21,8 @@ import type { StreamRegistry } from './sse/streams.js';
 /** What the route groups share; built once by createBillCheckout. */
 export interface Services {
   config: Config;
-  store: Store;
+  /** Bills and notices for the routes, customers for the admin's list, ping for the health checks: no claims. */
+  store: StoreLifecycle & BillStore & NoticeStore & CustomerStore;
   upstream: BillApi;
   /** Alerts: answers of the service that contradict what we asked or stored, and creates that could not end cleanly. */
   alerts: Alerts;

@@ -39,7 +39,7 @@ export interface MarkedBill {
 
 export interface StartedMarks {
   /** Marks the browser that sent `c` as one that started `bill` (the answer's Set-Cookie). */
-  mark(c: Context, bill: MarkedBill): void;
+  mark(c: Pick<Context, 'req' | 'header'>, bill: MarkedBill): void;
   /**
    * Development only: the same return on the loopback name the bill was shown on, when the browser
    * came back on PUBLIC_URL's (its mark is on that other name); null otherwise.
@@ -58,7 +58,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Bills remembered with the loopback name they were shown on (development: one person's bills). */
 const MAX_REMEMBERED = 1_000;
 
-function requestHostname(c: Context): string | null {
+function requestHostname(c: Pick<Context, 'req'>): string | null {
   const host = c.req.header('host');
   if (host === undefined) return null;
   try {
@@ -85,7 +85,7 @@ export function startedMarks(
   const shownOn = new Map<string, string>();
   const cookies = new WeakMap<MarkedBill, { maxAge: number; cookie: string | null }>();
   /** The loopback name this request came on when it is not PUBLIC_URL's; null otherwise. */
-  const alias = (c: Context): string | null => {
+  const alias = (c: Pick<Context, 'req'>): string | null => {
     if (!loopback) return null;
     const name = requestHostname(c);
     return name !== null && name !== publicHost && LOOPBACK.has(name) ? name : null;

@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import { collectDefaultMetrics } from 'prom-client';
+import { SANDBOX_DEMO_CREDENTIALS } from '../../sandbox/credentials.js';
 import { createSandbox } from '../../sandbox/sandbox.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { createBillCheckout } from '../app.js';
@@ -17,7 +18,7 @@ import type { BillCheckout, BillCheckoutHooks } from '../app.js';
 import { configSecrets, loadConfig, withoutUserinfo } from '../config.js';
 import type { Config } from '../config.js';
 import { clientAddress, clientKeyOf } from '../http/client-address.js';
-import { errorBody } from '../http/errors.js';
+import { errorAnswer, payloadTooLarge } from '../http/json-errors.js';
 import { jsonErrors, notFound } from '../http/json-errors.js';
 import { metricsHandler } from '../http/routes/metrics.js';
 import { bodyLimit } from '../http/middleware/body-limit.js';
@@ -89,7 +90,8 @@ async function readKeyFile(path: string): Promise<string> {
 
 export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}): Promise<RunningBillCheckout> {
   const env = options.env ?? process.env;
-  const config = loadConfig(env);
+  // Unset, BILL_API_KEY and BILL_API_SECRET are the sandbox's demo pair: what the embedded one accepts.
+  const config = loadConfig(env, SANDBOX_DEMO_CREDENTIALS);
   // Lines go to stdout one write per turn of the event loop; what is queued is written at exit.
   const lines = options.log ? null : batchedLines(process.stdout);
   if (lines) process.on('exit', lines.flush);
@@ -133,7 +135,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     app.use('/sandbox/*', pageSecurityHeaders());
     app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '/sandbox/*', bodyLimit({
       maxBytes: config.bodyLimitBytes,
-      onError: (c) => c.json(errorBody('payload_too_large', `The body is larger than ${config.bodyLimitBytes} bytes.`), 413),
+      onError: (c) => errorAnswer(c, payloadTooLarge(config.bodyLimitBytes)),
     }));
     app.route('/sandbox', sandbox.app);
   }

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Context, Hono } from 'hono';
 import type { Config } from '../config.js';
-import { errorBody } from '../http/errors.js';
+import { CheckoutError } from '../domain/errors.js';
+import { errorAnswer } from '../http/json-errors.js';
 import { stampPageSecurity } from '../http/middleware/security-headers.js';
 
 const TYPES: Record<string, string> = {
@@ -171,7 +172,7 @@ function adminPage(app: Hono, folder: string): void {
   if (!existsSync(index)) {
     app.get('/admin', (c) => {
       stampPageSecurity(c);
-      return c.json(errorBody('not_found', 'The admin page is not built yet: npm run build.'), 404);
+      return errorAnswer(c, new CheckoutError('not_found', 'not_found', 'The admin page is not built yet: npm run build.'));
     });
     return;
   }
@@ -230,7 +231,7 @@ export async function staticFiles(app: Hono, { root, config, pages }: StaticFile
       }
     }
   } else {
-    app.get('/bill-checkout.js', (c) => c.json(errorBody('not_found', 'The element is not built yet: npm run build.'), 404));
+    app.get('/bill-checkout.js', (c) => errorAnswer(c, new CheckoutError('not_found', 'not_found', 'The element is not built yet: npm run build.')));
   }
 
   // Only where the admin API is on: without ADMIN_TOKEN, /admin is the JSON 404 of any unknown path.
@@ -265,6 +266,6 @@ export async function staticFiles(app: Hono, { root, config, pages }: StaticFile
     if (c.req.path === '/' && !files.has('/')) return c.html(PRODUCT_PAGE);
     // Browsers ask for it on every origin they show a page of; a 404 is an error in each console.
     if (c.req.path === '/favicon.ico' && (method === 'GET' || method === 'HEAD')) return c.body(null, 204, { 'Cache-Control': FAVICON_CACHE });
-    return c.json(errorBody('not_found', 'No such resource.'), 404);
+    return errorAnswer(c, new CheckoutError('not_found', 'not_found', 'No such resource.'));
   });
 }

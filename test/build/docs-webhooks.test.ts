@@ -73,7 +73,7 @@ before(async () => {
   const bill = await h.create({ orderId: 'order-1042', orderTicket: await h.ticket('order-1042') });
   h.sandbox.pay(bill.billId);
   await h.sandbox.idle();
-  while (received.length === 0) await h.app.noticeWorker.runOnce();
+  while (received.length === 0) await h.internals.noticeWorker.runOnce();
   notice = received[0]!;
   assert.equal(notice.headers['webhook-signature']!.split(' ').length, 2, 'one signature per secret');
 });

@@ -5,20 +5,13 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { WebdriverLauncher } from '@web/test-runner-webdriver';
 import * as puppeteerCore from 'puppeteer-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, FIREFOX_PATH, selectedEngines } from './engines.mjs';
+import { within } from '../support/promises.mjs';
 import { startWebKitDriver, webkitCapabilities } from './webkit-driver.mjs';
 
 // MiniBrowser opens a test page in 0.1–1 s. Once (session 18's CI) a navigation never ended: the
 // library sends it without waiting, so wdio's own 120 s abort became an uncaught rejection that
 // stopped the whole runner. Past this deadline the browser is replaced and the page opened again.
 const OPEN_PAGE_MS = 20_000;
-
-/** Rejects when `promise` has not settled within `ms`; a later rejection of `promise` is ignored. */
-function within(promise, ms, what) {
-  promise.catch(() => undefined);
-  let timer;
-  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took more than ${ms / 1000} s`)), ms); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 /** WebdriverLauncher that owns its WebKitWebDriver: started before the first session, stopped with the runner. */
 class WebKitLauncher extends WebdriverLauncher {
@@ -38,7 +31,7 @@ class WebKitLauncher extends WebdriverLauncher {
     await this.ensureManagerInitialized();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await within(this.driverManager.startSession(id, url), OPEN_PAGE_MS, 'opening the test page');
+        return await within(this.driverManager.startSession(id, url), OPEN_PAGE_MS, `opening the test page took more than ${OPEN_PAGE_MS / 1000} s`);
       } catch (error) {
         // Not left to the next test file either way.
         await this.replaceBrowser();

@@ -1,7 +1,7 @@
 // WebKitGTK's own WebDriver server (Debian's webkit2gtk-driver), started under a virtual display:
 // MiniBrowser has no headless mode, so Xvfb is its screen.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../support/ports.mjs';
 
 export const MINIBROWSER = process.env.WEBKIT_MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 
@@ -12,17 +12,6 @@ export function webkitCapabilities() {
     'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
     'wdio:enforceWebDriverClassic': true,
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -136,13 +136,13 @@ export async function runFaultScenario(t: TestContext, o: FaultRunOptions): Prom
     const stored = await Promise.all(bills.map((b) => h.store.getByBillId(b.billId)));
     if (stored.every((s) => s?.isFinal)) break;
     h.clock.advance(h.config.reconcileIntervalMs + 1);
-    await h.app.reconciler.runOnce();
+    await h.internals.reconciler.runOnce();
   }
   await pollAll();
   const stuck = await within(Promise.all(watchers.map((w) => w.closed())).then(() => [] as string[]), 15_000,
     'SSE streams still open after every bill was final').catch((e: Error) => [e.message]);
 
-  while ((await h.app.noticeWorker.runOnce()) > 0) { /* until the outbox is empty */ }
+  while ((await h.internals.noticeWorker.runOnce()) > 0) { /* until the outbox is empty */ }
 
   const stats = h.sandbox.stats();
   h.sandbox.resetFaults();

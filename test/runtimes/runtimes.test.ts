@@ -22,7 +22,8 @@ import { bestSqliteDriver } from '../../server/store/sqlite/driver.js';
 import type { SqliteDriverName } from '../../server/store/sqlite/driver.js';
 import { startPg } from '../server/support/pg.js';
 import type { PgCluster } from '../server/support/pg.js';
-import { freePort } from '../server/support/servers.js';
+import { freePort } from '../support/ports.mjs';
+import { within } from '../support/promises.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = 'dist/server/server/main.js';
@@ -65,15 +66,6 @@ after(async () => {
   await cluster?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/** Resolves with `promise`, or fails saying what did not happen in time. */
-function within<T>(what: string, promise: Promise<T>, ms = DEADLINE_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up waiting: ${what}`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 type Frame = { kind: 'status'; view: BillView } | { kind: 'comment'; text: string } | { kind: 'end' };
 
@@ -125,7 +117,7 @@ async function start(runtime: Runtime, env: Record<string, string>): Promise<{
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`${runtime.label} exited (${code}) before listening:\n${output}`)));
   });
-  return { child, started: await within(`${runtime.label} listening`, listening), output: () => output };
+  return { child, started: await within(listening, DEADLINE_MS, `gave up waiting: ${runtime.label} listening`), output: () => output };
 }
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
@@ -211,23 +203,23 @@ describe('the compiled entry, started as the README says', { concurrency: true }
 
         // A stream left idle while another bill is paid end to end.
         const idle = await createBill(base);
-        const idleStream = await within('the idle stream opens', watch(base, idle));
+        const idleStream = await within(watch(base, idle), DEADLINE_MS, 'gave up waiting: the idle stream opens');
         const bill = await createBill(base);
-        const stream = await within('the stream opens', watch(base, bill));
+        const stream = await within(watch(base, bill), DEADLINE_MS, 'gave up waiting: the stream opens');
         await pay(base, bill);
-        await within('paid on the stream', untilPaid(stream));
+        await within(untilPaid(stream), DEADLINE_MS, 'gave up waiting: paid on the stream');
         const read = (await (await fetch(`${base}/api/bills/${bill.billId}?token=${bill.token}`)).json()) as BillView;
         assert.equal(read.outcome, 'paid');
 
         // Its heartbeat comes after Bun's idle timeout would have closed it; then its payment arrives on it.
-        const silentMs = await within('a heartbeat on the idle stream', untilHeartbeat(idleStream));
+        const silentMs = await within(untilHeartbeat(idleStream), DEADLINE_MS, 'gave up waiting: a heartbeat on the idle stream');
         assert.ok(silentMs > BUN_IDLE_MS, `the stream was silent ${Math.round(silentMs)} ms, longer than Bun closes idle connections`);
         t.diagnostic(`the idle stream was silent ${Math.round(silentMs)} ms before its heartbeat`);
         await pay(base, idle);
-        await within('paid on the stream that was idle', untilPaid(idleStream));
+        await within(untilPaid(idleStream), DEADLINE_MS, 'gave up waiting: paid on the stream that was idle');
 
         child.kill('SIGTERM');
-        const [code] = (await within(`${runtime.label} stops`, once(child, 'exit'), 15_000)) as [number | null];
+        const [code] = (await within(once(child, 'exit'), 15_000, `gave up waiting: ${runtime.label} stops`)) as [number | null];
         assert.equal(code, 0, output());
         assert.doesNotMatch(output(), /"level":"error"/, 'no error logged');
       });

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import { loadConfig } from '../../server/config.js';
+import { SANDBOX_DEMO_CREDENTIALS } from '../../sandbox/credentials.js';
 import { SandboxConfigError, sandboxSettingsFromEnv } from '../../sandbox/env.js';
 import {
   SANDBOX_SIGNERS, createSandbox, type DialectOptions, type SandboxOptions, type SignInput,
@@ -143,7 +144,7 @@ test('callbacks and the return to the merchant carry the dialect\'s status codes
 });
 
 function upstreamFor(base: string, env: Record<string, string>, signer = 'hmac-sha256-base64'): BillApi {
-  const config = loadConfig({ BILL_API_BASE_URL: base, ...env });
+  const config = loadConfig({ BILL_API_BASE_URL: base, ...env }, SANDBOX_DEMO_CREDENTIALS);
   return createBillApi(config.upstream, { signer: builtInSigner(signer)!, pageBase: 1, sleep: async () => undefined });
 }
 

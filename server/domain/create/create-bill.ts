@@ -9,7 +9,7 @@ import type { ServiceTime } from '../status/expiry.js';
 import type { FollowUps } from '../status/follow-ups.js';
 import type { Refreshed } from '../status/refresher.js';
 import { StoreConflictError, StoreUnavailableError } from '../../store/errors.js';
-import type { StoredBill, Store } from '../../store/types.js';
+import type { BillStore, StoredBill } from '../../store/types.js';
 import { BillApiError } from '../../upstream/errors.js';
 import type { BillApi, CreateBillInput, CreatedBill } from '../../upstream/types.js';
 import { decideCurrent, untilCreated, type CurrentBillDeps } from './current-bill.js';
@@ -30,7 +30,7 @@ export interface BillCreatorOptions {
   /** Who may start an order's checkout (ticket-policy.ts), decided once. */
   tickets: TicketPolicy;
   upstream: BillApi;
-  store: Store;
+  store: BillStore;
   /** The merchant's amount for an order (hook or ORDER_LOOKUP_URL); null when none is configured. */
   resolveOrder: ResolveOrder | null;
   /** The order's amount comes from the merchant's own hook, which may authorize from the request. */

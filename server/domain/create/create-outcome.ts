@@ -4,7 +4,7 @@
 // outcome (settled by merchantReference before anything is retried, rule 3), whose orphans are
 // kept and withdrawn; and a callback that came before the answer (asked again at once, rule 11).
 import type { Logger } from '../../log.js';
-import type { Store, StoredBill } from '../../store/types.js';
+import type { BillStore, StoredBill } from '../../store/types.js';
 import {
   BillApiHttpError, BillApiRejectedError, BillApiResponseError, BillApiThrottledError, type BillApiError,
 } from '../../upstream/errors.js';
@@ -18,7 +18,7 @@ import { tryAgainShortly, unavailable } from './create-result.js';
 
 export interface CreateOutcomeDeps {
   upstream: Pick<BillApi, 'cancelBill' | 'findByMerchantReference'>;
-  store: Pick<Store, 'failCreate' | 'recordOrphan' | 'confirmWithdrawal'>;
+  store: Pick<BillStore, 'failCreate' | 'recordOrphan' | 'confirmWithdrawal'>;
   alerts: Alerts;
   now: () => number;
   log: Logger;
@@ -143,7 +143,7 @@ export async function askAgain(billId: string, deps: EarlyNewsDeps): Promise<voi
 
 export interface AdoptDeps {
   upstream: Pick<BillApi, 'requeryBill'>;
-  store: Pick<Store, 'recordOrphan' | 'getByBillId'>;
+  store: Pick<BillStore, 'recordOrphan' | 'getByBillId'>;
   alerts: Alerts;
   now: () => number;
   log: Logger;

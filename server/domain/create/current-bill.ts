@@ -3,7 +3,7 @@
 // in-between status), it answers too, whatever its expiry or amount; payable and for the same
 // amount, it is reused; otherwise it is withdrawn at the service, and only then is another made.
 import type { Logger } from '../../log.js';
-import type { Store, StoredBill } from '../../store/types.js';
+import type { BillStore, StoredBill } from '../../store/types.js';
 import { BillApiRejectedError, BillApiThrottledError } from '../../upstream/errors.js';
 import type { BillApi } from '../../upstream/types.js';
 import { compareDecimal } from '../../../contract/decimal.js';
@@ -46,7 +46,7 @@ export function judgeCurrent(
 
 export interface CurrentBillDeps {
   upstream: Pick<BillApi, 'cancelBill'>;
-  store: Pick<Store, 'supersede' | 'markLost'>;
+  store: Pick<BillStore, 'supersede' | 'markLost'>;
   /** The service this process talks to (serviceIdentity); absent: bills are not told apart by service. */
   serviceId?: string | null;
   /** Asks the service about a bill now (the refresher's news, reason `create`). */
@@ -121,7 +121,7 @@ export async function withdrawCurrent(bill: StoredBill & { billId: string }, dep
 }
 
 export interface UntilCreatedDeps {
-  store: Pick<Store, 'getByReference'>;
+  store: Pick<BillStore, 'getByReference'>;
   /** How often to look, `pauseMs` apart. */
   polls: number;
   pauseMs: number;

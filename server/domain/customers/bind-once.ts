@@ -3,7 +3,7 @@
 // Concurrent binds of one key call the service once: in this process they share one promise; across
 // processes sharing the store, one holds a leased claim and the others wait for its answer.
 import type { Logger } from '../../log.js';
-import type { BoundCustomer, Store } from '../../store/types.js';
+import type { BoundCustomer, CustomerStore } from '../../store/types.js';
 import type { BillApi, BindCustomerInput } from '../../upstream/types.js';
 import { CheckoutError } from '../errors.js';
 
@@ -19,7 +19,7 @@ export interface CustomerBinder {
 }
 
 export interface CustomerBinderOptions {
-  store: Store;
+  store: CustomerStore;
   upstream: Pick<BillApi, 'bindCustomer'>;
   now: () => number;
   log: Logger;

@@ -9,7 +9,7 @@ import type { BillNotice } from '../bill-view.js';
 import type { WebhookConfig } from '../../config.js';
 import { silentLogger } from '../../log.js';
 import type { Logger } from '../../log.js';
-import type { ClaimedNotice, NoticeAttempt, NoticeChannel, Store } from '../../store/types.js';
+import type { ClaimedNotice, NoticeAttempt, NoticeChannel, NoticeStore } from '../../store/types.js';
 import type { HttpClient } from '../../upstream/types.js';
 import { callHook } from './call-hook.js';
 import { deliveryOutcome, describe, logDelivery } from './delivery-outcome.js';
@@ -18,7 +18,7 @@ import { fetchExcerpts, postWebhook, WebhookRefused, type Posted } from './webho
 export { RESPONSE_EXCERPT_BYTES, type WebhookPayload } from './webhook-post.js';
 
 export interface NoticeWorkerOptions {
-  store: Store;
+  store: NoticeStore;
   /** In-process hook, channel 'hook'. */
   onFinal?: (bill: BillNotice, context: { signal: AbortSignal }) => void | Promise<void>;
   /** False on the embedded sandbox: every notice then says `livemode: false` (default true). */

@@ -7,7 +7,7 @@
 // cannot cover its bills within the interval stops there, says how far behind it is (lag()), and
 // the next starts at once from the most urgent again.
 import type { Logger } from '../../log.js';
-import type { PendingCursor, StoredBill, Store } from '../../store/types.js';
+import type { BillStore, ClaimStore, PendingCursor, StoredBill } from '../../store/types.js';
 import type { Budget } from '../../upstream/budget.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
 import type { BillApi } from '../../upstream/types.js';
@@ -21,7 +21,7 @@ export interface ReconcilerTimer {
 }
 
 export interface ReconcilerOptions {
-  store: Store;
+  store: BillStore & ClaimStore;
   refresher: Refresher;
   /** Settles a bill left in `creating` (its create outcome is unknown). */
   settle: (bill: StoredBill) => Promise<void>;

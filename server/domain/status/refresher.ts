@@ -2,12 +2,12 @@ import type { Alerts } from '../alerts.js';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/errors.js';
-import type { ApplyStatusResult, NoticeChannel, RequeryReason, StoredBill, Store } from '../../store/types.js';
+import type { ApplyStatusResult, BillStore, ClaimStore, NoticeChannel, RequeryReason, StoredBill } from '../../store/types.js';
 import { moreUrgent, type Priority } from '../../upstream/budget.js';
 import type { BillApi } from '../../upstream/types.js';
 import { askService, cancelOverdue, isFresh, type AskDeps } from './ask-service.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
-import type { CachedBill } from './bill-cache.js';
+import type { BillCache, CachedBill } from './bill-cache.js';
 import type { Hub } from './hub.js';
 import { overdue } from './expiry.js';
 import { isProcessing, outcomeOf } from './outcome.js';
@@ -70,7 +70,7 @@ export interface Refresher {
 }
 
 export interface RefresherOptions {
-  store: Store;
+  store: BillStore & ClaimStore;
   upstream: BillApi;
   config: Pick<Config, 'statuses' | 'refreshWindowMs' | 'expiryGraceMs'> & Partial<Pick<Config, 'notFoundCodes'>>;
   hub: Hub;
@@ -88,6 +88,8 @@ export interface RefresherOptions {
   leaseMs?: number;
   /** Bills cached in memory (default 10_000; 0 turns the cache off). */
   cacheEntries?: number;
+  /** The cache to read through (refresherCache), when another part also drops entries from it (the hub); default: one of its own. */
+  cache?: BillCache;
   /** The service this process talks to (serviceIdentity): a bill another one made is never asked about here. */
   serviceId?: string | null;
 }
@@ -118,6 +120,14 @@ interface Flight {
   } | null;
 }
 
+/** A refresher's cache of bills: none outlives the refresh window. */
+export function refresherCache(options: Pick<RefresherOptions, 'config' | 'now' | 'cacheEntries'>): BillCache {
+  const { config } = options;
+  return createBillCache({
+    maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now: options.now, processing: config.statuses.processing,
+  });
+}
+
 /**
  * One refresher per process: every requery of a bill goes through it, at most one in flight per
  * bill here, and through the store's claim at most one among all processes sharing the store.
@@ -130,9 +140,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
   const flights = new Map<string, Flight>();
   // In front of the store for reads; every status this process stores goes through it, other
   // processes' changes drop entries (forget, through the hub), and no entry outlives the window.
-  const cache = createBillCache({
-    maxAgeMs: config.refreshWindowMs, maxEntries: options.cacheEntries ?? 10_000, now, processing: config.statuses.processing,
-  });
+  const cache = options.cache ?? refresherCache(options);
   const asking: AskDeps = { upstream, alerts, log, notFoundCodes: config.notFoundCodes ?? [] };
 
   /**

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Logger } from '../../log.js';
 import { constantTimeEqual } from '../constant-time.js';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import { attemptThrottle } from './attempt-throttle.js';
 
 /** Refused admin credentials a client may send at once; the allowance refills over ADMIN_FAILURE_WINDOW_MS. */
@@ -39,13 +39,11 @@ export function adminAuth({
     log.warn('admin: request refused, client throttled', {
       reason, client: clientKey(c), method: c.req.method, path: c.req.path, retryAfterSeconds: retryAfter,
     });
-    return new ApiError(429, 'too_many_attempts', 'Too many attempts with a wrong admin token; try again later.', {
-      'Retry-After': String(retryAfter),
-    });
+    return new CheckoutError('too_many', 'too_many_attempts', 'Too many attempts with a wrong admin token; try again later.', retryAfter);
   };
 
   return async function requireAdmin(c, next) {
-    if (token === null) throw new ApiError(404, 'not_found', 'No such resource.');
+    if (token === null) throw new CheckoutError('not_found', 'not_found', 'No such resource.');
     if (throttle.lockedFor(c) > 0) throw tooMany(c, 'locked_out');
     const header = c.req.header('Authorization') ?? '';
     const match = /^Bearer[ \t]+(\S+)\s*$/i.exec(header);
@@ -53,8 +51,8 @@ export function adminAuth({
       const reason = match ? 'wrong_token' : header === '' ? 'no_token' : 'not_bearer';
       if (await throttle.failed(c)) throw tooMany(c, reason);
       log.warn('admin: request refused', { reason, client: clientKey(c), method: c.req.method, path: c.req.path });
-      throw new ApiError(401, 'unauthorized', 'A valid admin Bearer token is required.', {
-        'WWW-Authenticate': 'Bearer realm="admin"',
+      throw new CheckoutError('unauthorized', 'unauthorized', 'A valid admin Bearer token is required.', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="admin"' },
       });
     }
     await next();

@@ -4,8 +4,14 @@ import type { BrowserCorsOptions } from './cors.js';
 import { stampApiSecurity } from './security-headers.js';
 import { stampServerTime } from './server-time.js';
 
-/** Sets the headers of one API answer; returns the whole answer when there is nothing more to do (a CORS preflight). */
-export type HeaderStamp = (c: Context) => Response | undefined;
+/**
+ * What a header stamp writes to and reads: a context, or a stand-in that keeps the headers
+ * itself (the status read's, routes/bills.ts).
+ */
+export type StampTarget = Pick<Context, 'req' | 'header'>;
+
+/** Sets the headers of one API answer; true when nothing is left but to answer 204 with them (a CORS preflight). */
+export type HeaderStamp = (c: StampTarget) => boolean;
 
 export interface ApiHeadersOptions {
   now: () => number;
@@ -20,7 +26,7 @@ export interface ApiHeadersOptions {
  * error is about this request. Set before the handler, so that the error mechanism's answers
  * (json-errors.ts) carry it too; an event stream sets its own `no-cache` over it.
  */
-export function stampNoStore(c: Context): void {
+export function stampNoStore(c: Pick<Context, 'header'>): void {
   c.header('Cache-Control', 'no-store');
 }
 
@@ -31,13 +37,13 @@ export function apiHeaders({ now, serviceNow, cors }: ApiHeadersOptions): Header
     stampApiSecurity(c);
     stampNoStore(c);
     stampServerTime(c, now, serviceNow);
-    return stampCors?.(c);
+    return stampCors?.(c) ?? false;
   };
 }
 
 /** The stamp as middleware, for the routes that can afford one (see app.ts). */
 export function stampedBy(stamp: HeaderStamp): MiddlewareHandler {
   return function stampHeaders(c, next) {
-    return Promise.resolve(stamp(c) ?? next());
+    return Promise.resolve(stamp(c) ? c.body(null, 204) : next());
   };
 }

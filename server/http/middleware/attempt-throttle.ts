@@ -3,7 +3,7 @@
 // out for a whole window, whatever it sends meanwhile: a right credential included, so that no
 // answer during the lock-out tells a right guess from a wrong one. By then its bucket is full again.
 import type { Context } from 'hono';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import { rateLimit } from './rate-limit.js';
 
 export interface AttemptThrottleOptions {
@@ -43,7 +43,7 @@ export function attemptThrottle({ limit, windowMs, key, now, maxClients = 10_000
         await bucket(c, nothing);
         return false;
       } catch (error) {
-        if (!(error instanceof ApiError && error.status === 429)) throw error;
+        if (!(error instanceof CheckoutError && error.kind === 'too_many')) throw error;
       }
       const t = now();
       if (lockedUntil.size >= maxClients) {

@@ -3,6 +3,7 @@ import { bodyLimit as streamedBodyLimit } from 'hono/body-limit';
 
 export interface BodyLimitOptions {
   maxBytes: number;
+  /** Answers a body over the limit, or throws (payloadTooLarge, json-errors.ts) where errors are guarded. */
   onError: (c: Context) => Response;
 }
 

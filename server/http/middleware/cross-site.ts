@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 
 export interface CrossSiteGuardOptions {
   /** ALLOWED_ORIGINS; `*` allows any. The request's own origin is always allowed. */
@@ -17,11 +17,11 @@ export function crossSiteGuard({ origins }: CrossSiteGuardOptions): MiddlewareHa
   return async function refuseCrossSite(c, next) {
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') {
-      throw new ApiError(415, 'unsupported_media_type', 'Send this request with Content-Type: application/json (a body of {} will do).');
+      throw new CheckoutError('unsupported', 'unsupported_media_type', 'Send this request with Content-Type: application/json (a body of {} will do).');
     }
     const origin = c.req.header('origin');
     if (origin !== undefined && !any && !allowed.has(origin) && origin !== new URL(c.req.url).origin) {
-      throw new ApiError(403, 'origin_not_allowed', "This page's origin may not call the API; the merchant lists allowed origins in ALLOWED_ORIGINS.");
+      throw new CheckoutError('forbidden', 'origin_not_allowed', "This page's origin may not call the API; the merchant lists allowed origins in ALLOWED_ORIGINS.");
     }
     await next();
   };

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 
 export interface RateLimitOptions {
   /** Requests allowed per window and client. */
@@ -36,9 +36,7 @@ export function rateLimit({ limit, windowMs, key, now, maxClients = 10_000 }: Ra
     if (bucket.tokens < 1) {
       buckets.set(k, bucket);
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
-      throw new ApiError(429, 'rate_limited', 'Too many bills created; try again shortly.', {
-        'Retry-After': String(retryAfter),
-      });
+      throw new CheckoutError('too_many', 'rate_limited', 'Too many bills created; try again shortly.', retryAfter);
     }
     bucket.tokens -= 1;
     if (!buckets.has(k) && buckets.size >= maxClients) {

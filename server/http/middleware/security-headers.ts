@@ -39,7 +39,7 @@ export function stampPageSecurity(c: Context): void {
  * JSON and event streams are read by scripts, never shown as a document: of the set only `nosniff`
  * matters to them (the rest guard pages: framing, opener, referrer, HSTS).
  */
-export function stampApiSecurity(c: Context): void {
+export function stampApiSecurity(c: Pick<Context, 'header'>): void {
   c.header('X-Content-Type-Options', 'nosniff');
 }
 

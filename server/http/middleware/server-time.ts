@@ -9,7 +9,7 @@ export const SERVICE_TIME_HEADER = 'X-Service-Time';
  * the service's clock, so the countdown runs by it). Answers about one bill stamp that bill's own
  * time over it (stampBillServiceTime).
  */
-export function stampServerTime(c: Context, now: () => number, serviceNow?: () => number): void {
+export function stampServerTime(c: Pick<Context, 'header'>, now: () => number, serviceNow?: () => number): void {
   c.header(SERVER_TIME_HEADER, String(now()));
   if (serviceNow) c.header(SERVICE_TIME_HEADER, String(serviceNow()));
 }
@@ -32,7 +32,7 @@ export function billServiceNow(bill: BillTimes, now: () => number, serviceNow?: 
 }
 
 /** X-Service-Time of an answer about one bill: its own time (billServiceNow), over the estimate stamped before. */
-export function stampBillServiceTime(c: Context, bill: BillTimes, now: () => number, serviceNow?: () => number): void {
+export function stampBillServiceTime(c: Pick<Context, 'header'>, bill: BillTimes, now: () => number, serviceNow?: () => number): void {
   const own = bill.expiredOn !== null && bill.expiresLocalAt !== null;
   // Without either, X-Server-Time alone says the time (as stampServerTime leaves it).
   if (own || serviceNow) c.header(SERVICE_TIME_HEADER, String(billServiceNow(bill, now, serviceNow)));

@@ -4,7 +4,7 @@
 // `.property` bindings dropped (they mean something only to a live element); nested results and
 // arrays as children. Whitespace is folded as the drop-in's build folds its templates
 // (scripts/build.mjs, foldTemplates), so that the two are the same markup.
-import { escapeHtml } from '../escape-html.js';
+import { escapeHtml } from '../../../contract/escape-html.js';
 
 /** Markup made by `html`: written as it is where another template nests it. */
 export class Markup {

@@ -6,7 +6,7 @@ import type { BillView } from '../../../contract/bill-view.js';
 import { formatAmount } from '../../../contract/decimal.js';
 import type { Language } from '../../../contract/languages.js';
 import { loadStrings, stringsFor } from '../../../widget/strings.js';
-import { escapeHtml } from '../escape-html.js';
+import { escapeHtml } from '../../../contract/escape-html.js';
 import { RETURN_PAGE_TEXTS } from '../return-page.js';
 import { RENDER_TEXTS } from './texts.js';
 

@@ -10,7 +10,6 @@ import { toBillView } from '../../domain/bill-view.js';
 import { CheckoutError } from '../../domain/errors.js';
 import { withoutUserinfo } from '../../config.js';
 import { adminAuth } from '../middleware/admin-auth.js';
-import { ApiError } from '../errors.js';
 import type { Notice, NoticeAttempt, StoredBill } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
 import type { ListBillsInput, StatusRecord } from '../../upstream/types.js';
@@ -143,8 +142,8 @@ function compareField(a: StatusRecord, b: StatusRecord, name: string): number {
   return String(x ?? '').localeCompare(String(y ?? ''));
 }
 
-function invalid(error: z.ZodError): ApiError {
-  return new ApiError(400, 'invalid_request', issueMessage(error));
+function invalid(error: z.ZodError): CheckoutError {
+  return new CheckoutError('invalid', 'invalid_request', issueMessage(error));
 }
 
 
@@ -159,10 +158,10 @@ export function adminRoutes(s: Services): Hono {
     // The service called the request itself invalid (a filter or customer field it does not take):
     // the caller's to fix, so a 400, not a 5xx.
     if (error instanceof BillApiRejectedError && (error.httpStatus === 400 || error.httpStatus === 422)) {
-      throw new ApiError(400, 'invalid_request', `The payment service refused the request: ${said(error)}.`);
+      throw new CheckoutError('invalid', 'invalid_request', `The payment service refused the request: ${said(error)}.`);
     }
-    if (error instanceof BillApiRejectedError) throw new ApiError(502, 'upstream_rejected', `The payment service refused: ${said(error)}.`);
-    throw new ApiError(502, 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
+    if (error instanceof BillApiRejectedError) throw new CheckoutError('upstream', 'upstream_rejected', `The payment service refused: ${said(error)}.`);
+    throw new CheckoutError('upstream', 'upstream_unavailable', 'The payment service is unavailable; try again shortly.');
   }
 
   /** The service's rows of our bills of matching orders: one lookup per reference (the service knows no order ids). */
@@ -183,7 +182,7 @@ export function adminRoutes(s: Services): Hono {
     if (!parsed.success) throw invalid(parsed.error);
     const { filters = [], paging, sort } = parsed.data;
     const orderFilters = filters.filter((f) => f.name === 'orderId');
-    if (orderFilters.length > 1) throw new ApiError(400, 'invalid_request', 'filters: give at most one orderId filter.');
+    if (orderFilters.length > 1) throw new CheckoutError('invalid', 'invalid_request', 'filters: give at most one orderId filter.');
     let rows: StatusRecord[];
     let total: number;
     if (orderFilters[0]) {
@@ -213,7 +212,7 @@ export function adminRoutes(s: Services): Hono {
   app.get('/bills/:billId', async (c) => {
     const billId = c.req.param('billId');
     const bill = isServiceId(billId) ? await s.store.getByBillId(billId) : null;
-    if (!bill?.billId) throw new ApiError(404, 'not_found', 'This BFF has no such bill.');
+    if (!bill?.billId) throw new CheckoutError('not_found', 'not_found', 'This BFF has no such bill.');
     const [history, notices] = await Promise.all([s.store.billHistory(bill.merchantReference), s.store.noticesFor([bill.billId])]);
     const attempts = await s.store.noticeAttempts(notices.map((n) => n.id));
     const detail: AdminBillDetail = {
@@ -258,12 +257,12 @@ export function adminRoutes(s: Services): Hono {
   /** Replays go nowhere while their channel is off or its endpoint disabled: say so rather than queue them. */
   async function refuseClosed(channel: Notice['channel']): Promise<void> {
     if (!s.channels.includes(channel)) {
-      throw new ApiError(409, 'channel_off', channel === 'webhook'
+      throw new CheckoutError('conflict', 'channel_off', channel === 'webhook'
         ? 'No webhook is configured (MERCHANT_WEBHOOK_URL): there is nowhere to send the notice.'
         : 'No onFinal hook is installed in this process.');
     }
     if (channel === 'webhook' && !(await endpointView())?.enabled) {
-      throw new ApiError(409, 'endpoint_disabled', 'The webhook endpoint is disabled (it answered 410 Gone); re-enable it first.');
+      throw new CheckoutError('conflict', 'endpoint_disabled', 'The webhook endpoint is disabled (it answered 410 Gone); re-enable it first.');
     }
   }
 
@@ -271,7 +270,7 @@ export function adminRoutes(s: Services): Hono {
     const parsed = replayRangeQuery.safeParse(c.req.query());
     if (!parsed.success) throw invalid(parsed.error);
     const { from, to = s.now() + 1, channel } = parsed.data;
-    if (to <= from) throw new ApiError(400, 'invalid_request', 'to: must be after from.');
+    if (to <= from) throw new CheckoutError('invalid', 'invalid_request', 'to: must be after from.');
     const channels = channel ? [channel] : s.channels;
     for (const ch of channels) await refuseClosed(ch);
     let replayed = 0;
@@ -285,7 +284,7 @@ export function adminRoutes(s: Services): Hono {
   app.post('/notices/:noticeId/replay', async (c) => {
     const id = c.req.param('noticeId');
     const notice = isServiceId(id) ? await s.store.getNotice(id) : null;
-    if (!notice) throw new ApiError(404, 'not_found', 'No such notice.');
+    if (!notice) throw new CheckoutError('not_found', 'not_found', 'No such notice.');
     await refuseClosed(notice.channel);
     await s.store.replayNotice(id, s.now());
     s.log.info('admin: notice replayed', { noticeId: id });
@@ -300,7 +299,7 @@ export function adminRoutes(s: Services): Hono {
 
   app.post('/webhook/enable', async (c) => {
     const webhook = s.config.webhook;
-    if (!webhook) throw new ApiError(404, 'not_found', 'No webhook is configured (MERCHANT_WEBHOOK_URL).');
+    if (!webhook) throw new CheckoutError('not_found', 'not_found', 'No webhook is configured (MERCHANT_WEBHOOK_URL).');
     const resumed = await s.store.enableWebhookEndpoint(webhook.url, s.now());
     // A pass that reads the endpoint again: this instance's copy of its state says disabled.
     s.noticeWorker.runOnce().catch((error: unknown) => s.log.error('notice pass after re-enabling failed', { error }));
@@ -338,16 +337,16 @@ export function adminRoutes(s: Services): Hono {
 
   app.post('/bills/:billId/cancel', async (c) => {
     const billId = c.req.param('billId');
-    if (!isServiceId(billId)) throw new ApiError(404, 'not_found', 'The payment service knows no such bill.');
+    if (!isServiceId(billId)) throw new CheckoutError('not_found', 'not_found', 'The payment service knows no such bill.');
     try {
       await s.upstream.cancelBill(billId);
     } catch (error) {
       if (error instanceof BillApiRejectedError && error.httpStatus === 404) {
-        throw new ApiError(404, 'not_found', 'The payment service knows no such bill.');
+        throw new CheckoutError('not_found', 'not_found', 'The payment service knows no such bill.');
       }
       if (error instanceof BillApiRejectedError) {
         await s.refresher.news(billId, { reason: 'cancel' });
-        throw new ApiError(409, 'not_cancellable', `The payment service refused: ${said(error)}.`);
+        throw new CheckoutError('conflict', 'not_cancellable', `The payment service refused: ${said(error)}.`);
       }
       upstreamError(error);
     }

@@ -4,7 +4,7 @@ import { isServiceId } from '../../../contract/ids.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Ok } from '../api-schemas.js';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import type { Services } from '../services.js';
 import { adoptCalledBack } from '../../domain/create/create-outcome.js';
 
@@ -44,14 +44,14 @@ export function callbackRoutes(s: Services): Hono {
     if (!(error instanceof StoreUnavailableError)) throw error;
     s.log.error('callback: store unavailable', { error });
     s.metrics.callback('store_unavailable');
-    throw new ApiError(503, 'store_unavailable', 'Try again later.');
+    throw new CheckoutError('busy', 'store_unavailable', 'Try again later.');
   };
 
   app.post('/:ref/:hookToken', async (c) => {
     const { ref, hookToken } = c.req.param();
     const forged = () => {
       s.metrics.callback('refused_forged');
-      return new ApiError(404, 'not_found', 'No such bill.');
+      return new CheckoutError('not_found', 'not_found', 'No such bill.');
     };
     if (!isServiceId(ref)) throw forged();
     let bill = await s.store.getByReference(ref).catch(unavailable);
@@ -64,7 +64,7 @@ export function callbackRoutes(s: Services): Hono {
         .catch(unavailable);
       if (!adopted) {
         s.metrics.callback('refused_mismatch');
-        throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');
+        throw new CheckoutError('invalid', 'bill_mismatch', 'The callback names another bill.');
       }
       bill = adopted;
     } else if (bill.createState === 'failed') {
@@ -86,7 +86,7 @@ export function callbackRoutes(s: Services): Hono {
     const billId = bill.billId!;
     if (claimed !== null && claimed !== billId) {
       s.metrics.callback('refused_mismatch');
-      throw new ApiError(400, 'bill_mismatch', 'The callback names another bill.');
+      throw new CheckoutError('invalid', 'bill_mismatch', 'The callback names another bill.');
     }
     const known = bill;
     const result = await s.refresher.news(billId, { reason: 'callback', known }).catch((error: unknown) => {
@@ -98,7 +98,7 @@ export function callbackRoutes(s: Services): Hono {
     // Only a status stored durably is acknowledged; anything else makes the service retry.
     if (!result?.confirmed) {
       s.metrics.callback('not_confirmed');
-      throw new ApiError(503, 'not_confirmed', 'The bill could not be checked; try again later.');
+      throw new CheckoutError('busy', 'not_confirmed', 'The bill could not be checked; try again later.');
     }
     s.metrics.callback('accepted');
     s.log.info('callback handled', { billId, outcome: result.bill.outcome });

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { acceptedLanguages, headerLanguage } from '../../../contract/languages.js';
 import type { CachedBill } from '../../domain/status/bill-cache.js';
 import { billForToken } from '../bill-access.js';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import { stampPageSecurity } from '../middleware/security-headers.js';
 import { billServiceNow, stampBillServiceTime } from '../middleware/server-time.js';
 import { checkoutLanguage, checkoutStyleHash, renderCheckout, safeUrl } from '../render/checkout.js';
@@ -32,7 +32,7 @@ export const checkoutQuery = z.object({
 const QR_MAX_AGE_S = 3600;
 
 function isNotFound(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 404;
+  return error instanceof CheckoutError && error.kind === 'not_found';
 }
 
 export function checkoutRoutes(s: Services): Hono {
@@ -61,7 +61,7 @@ export function checkoutRoutes(s: Services): Hono {
     return handler(c, found);
   };
 
-  const noImage = () => new ApiError(404, 'not_found', 'No such bill.');
+  const noImage = () => new CheckoutError('not_found', 'not_found', 'No such bill.');
 
   /**
    * An image route, given the bill's URL as the element shows it (and encodes it): a wrong token or
@@ -81,7 +81,7 @@ export function checkoutRoutes(s: Services): Hono {
     if (url === null) throw noImage();
     if (!qrFits(url)) {
       // Not an error of ours, nor a bill's absence: the bill is payable through its link.
-      throw new ApiError(404, 'qr_too_long',
+      throw new CheckoutError('not_found', 'qr_too_long',
         `The bill's URL is too long for a QR code (${qrBytes(url)} bytes encoded, at most ${QR_MAX_BYTES}); pay through the link.`);
     }
     c.header('Cache-Control', `private, max-age=${QR_MAX_AGE_S}`);

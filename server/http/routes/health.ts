@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import type { Ok } from '../api-schemas.js';
-import { errorBody } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import type { Services } from '../services.js';
 
 const OK: Ok = { ok: true };
+const storeDown = () => new CheckoutError('busy', 'store_unavailable', 'The store does not answer.');
 
 export function healthRoutes(s: Services): Hono {
   const app = new Hono();
@@ -14,7 +15,7 @@ export function healthRoutes(s: Services): Hono {
       return c.json(OK);
     } catch (error) {
       s.log.error('health check: store unavailable', { error });
-      return c.json(errorBody('store_unavailable', 'The store does not answer.'), 503);
+      throw storeDown();
     }
   });
   // Ready to take traffic: the store answers and the service was reachable on the last call.
@@ -24,10 +25,10 @@ export function healthRoutes(s: Services): Hono {
       await s.store.ping();
     } catch (error) {
       s.log.error('readiness check: store unavailable', { error });
-      return c.json(errorBody('store_unavailable', 'The store does not answer.'), 503);
+      throw storeDown();
     }
     if (!s.upstreamReachable()) {
-      return c.json(errorBody('upstream_unreachable', 'The last call to the payment service got no answer (network error or timeout) within the last 30 s.'), 503);
+      throw new CheckoutError('busy', 'upstream_unreachable', 'The last call to the payment service got no answer (network error or timeout) within the last 30 s.');
     }
     return c.json(OK);
   });

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Handler, MiddlewareHandler } from 'hono';
 import type { Metrics } from '../../metrics/metrics.js';
 import { constantTimeEqual } from '../constant-time.js';
-import { ApiError } from '../errors.js';
+import { CheckoutError } from '../../domain/errors.js';
 import { stampApiSecurity } from '../middleware/security-headers.js';
 
 /** GET /metrics: the Prometheus text exposition of `metrics`, never cached. */
@@ -18,11 +18,11 @@ export function metricsHandler(metrics: Pick<Metrics, 'scrape'>): Handler {
 /** Bearer METRICS_TOKEN, compared in constant time; without a token the route does not exist (404). */
 function metricsAuth(token: string | null): MiddlewareHandler {
   return async function requireMetricsToken(c, next) {
-    if (token === null) throw new ApiError(404, 'not_found', 'No such resource.');
+    if (token === null) throw new CheckoutError('not_found', 'not_found', 'No such resource.');
     const match = /^Bearer[ \t]+(\S+)\s*$/i.exec(c.req.header('Authorization') ?? '');
     if (!match || !constantTimeEqual(match[1]!, token)) {
-      throw new ApiError(401, 'unauthorized', 'A valid metrics Bearer token is required.', {
-        'WWW-Authenticate': 'Bearer realm="metrics"',
+      throw new CheckoutError('unauthorized', 'unauthorized', 'A valid metrics Bearer token is required.', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
       });
     }
     await next();

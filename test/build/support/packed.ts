@@ -2,8 +2,6 @@
 // (package.test.ts, framework-bundles.test.ts): built once per test file, packed, and a free port
 // for what they serve from it.
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,11 +35,4 @@ export async function pack(dir: string): Promise<Packed> {
   return { tarball: join(dir, packed!.filename), paths: packed!.files.map((f) => f.path) };
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
+export { freePort } from '../../support/ports.mjs';

@@ -4,13 +4,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { demoResolveOrder } from '../../../demo/server/catalogue.js';
 import { orderTicket } from '../../../server/domain/orders/order-ticket.js';
 import { createSandbox, type SandboxOptions } from '../../../sandbox/sandbox.js';
+import { freePort } from '../../support/ports.mjs';
 import { startNetProxy, type NetProxy } from './net-proxy.js';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -53,17 +53,6 @@ export interface App {
    */
   createBill(orderId: string): Promise<{ billId: string; token: string; outcome: string }>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -111,7 +111,7 @@ test('no response or log line contains the key or a secret, even when the servic
   await h.request(`/api/bills/${bill.billId}/cancel?token=${bill.token}`, { method: 'POST', headers: { 'Content-Type': 'application/json' } });
   await h.request('/api/admin/bills', { method: 'POST', headers: { ...json, Authorization: `Bearer ${ADMIN}` }, body: '{"filters":[{"name":"nope","value":"1","matchType":"equal"}]}' });
   await h.request('/api/bills', { method: 'POST', headers: json, body: '{"amount":"1.001"}' });
-  await h.app.noticeWorker.runOnce(); // the webhook target refuses: logged
+  await h.internals.noticeWorker.runOnce(); // the webhook target refuses: logged
   // A service that no longer accepts our key.
   const refused = await startHarness(t, { env: { BILL_API_SECRET: 'another-secret-abcdef' } });
   const res = await refused.request('/api/bills', { method: 'POST', headers: json, body: '{"amount":"5"}' });

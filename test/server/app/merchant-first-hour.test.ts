@@ -57,7 +57,7 @@ test('"12.50" stays "12.50": in the create answer, the admin API, the webhook an
   assert.equal((await h.upstream.requeryBill(bill.billId)).billAmount, '12.5');
   h.sandbox.pay(bill.billId);
   await h.sandbox.idle();
-  while (received.length === 0 || finals.length === 0) await h.app.noticeWorker.runOnce();
+  while (received.length === 0 || finals.length === 0) await h.internals.noticeWorker.runOnce();
   for (const notice of [received[0]!.data, finals[0]!]) {
     assert.deepEqual([notice.billAmount, notice.orderAmount, notice.outcome], ['12.50', '12.50', 'paid']);
   }

@@ -84,7 +84,7 @@ test('paid into processing: read and watched as processing (outcome pending, not
   assert.deepEqual(shown(await sse.next()), [2, 'Paid', true, 'paid', false]);
   assert.equal(await sse.next(), null, 'closed after the final status');
   await called;
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   assert.deepEqual(notices.map((n) => [n.billId, n.status, n.processing]), [[bill.billId, 2, false]]);
 });
 
@@ -94,7 +94,7 @@ test('processing past its expiry and the grace: not cancelled at the service, no
   await control(h, 'POST', `/bills/${bill.billId}/pay`);
   h.clock.advance(LIFETIME_MS + GRACE_MS + 1_000);
   // The reconciler finds it past expiredOn and the grace: asked about, never withdrawn.
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   assert.deepEqual(shown(await read(h, bill)), [6, 'Processing', false, 'pending', true]);
   // The customer reloads the checkout: the order's bill, being confirmed, is the answer; no other is made.
   const again = await order(h, 'order-2');
@@ -105,7 +105,7 @@ test('processing past its expiry and the grace: not cancelled at the service, no
   const stats = h.sandbox.stats();
   assert.deepEqual([stats.calls.cancel, stats.calls.create], [0, 1], 'never cancelled nor replaced at the service');
   assert.deepEqual(h.sandbox.ledger().map((b) => b.history.map((s) => s.status)), [['pending', 'processing']]);
-  assert.ok(Object.values(h.app.alerts.counts()).every((n) => n === 0), JSON.stringify(h.app.alerts.counts()));
+  assert.ok(Object.values(h.internals.alerts.counts()).every((n) => n === 0), JSON.stringify(h.internals.alerts.counts()));
 
   const called = nextCallback(h.sandbox, bill.billId);
   await control(h, 'POST', `/bills/${bill.billId}/confirm`);

@@ -298,7 +298,7 @@ test('a requery answer that contradicts the stored bill is counted as a mismatch
   assert.equal(delta(before, after, 'bill_checkout_answer_mismatches_total', { kind: 'requery_answer_mismatch' }), 1);
   assert.equal(delta(before, after, 'bill_checkout_requeries_total', { reason: 'callback', result: 'mismatch' }), 1);
   assert.equal(delta(before, after, 'bill_checkout_callbacks_total', { result: 'not_confirmed' }), 1);
-  assert.equal(h.app.alerts.counts().requery_answer_mismatch, 1);
+  assert.equal(h.internals.alerts.counts().requery_answer_mismatch, 1);
 });
 
 test('bill_checkout_sse_connections counts the open event streams', async (t) => {

@@ -12,6 +12,8 @@ import { nodeHttpClient } from '../../../server/platform/node/http-client.js';
 import { nodeSse } from '../../../server/platform/node/sse-socket.js';
 import { webSse } from '../../../server/http/sse/sse-transport.js';
 import type { BillCheckout, BillCheckoutHooks } from '../../../server/app.js';
+import { internalsOf } from '../../../server/testing.js';
+import type { BillCheckoutInternals } from '../../../server/testing.js';
 import { configSecrets, loadConfig } from '../../../server/config.js';
 import type { Config } from '../../../server/config.js';
 import { createLogger } from '../../../server/log.js';
@@ -91,6 +93,8 @@ export interface Harness {
   sandboxUrl: string;
   sandbox: Sandbox;
   app: BillCheckout;
+  /** The app's parts inside (server/testing.ts): its reconciler, notice worker, hub, alerts… */
+  internals: BillCheckoutInternals;
   /** A client of the sandbox with the BFF's own settings (to act behind the BFF's back). */
   upstream: BillApi;
   store: Store;
@@ -239,6 +243,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
     sandboxUrl,
     sandbox,
     app,
+    internals: internalsOf(app),
     upstream,
     store,
     config,
@@ -256,7 +261,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
       return (await res.json()) as CreatedBillView;
     },
     requeries: (billId) => sandbox.stats().requeryByBill[billId] ?? 0,
-    refreshed: () => app.refresher.idle(),
+    refreshed: () => internalsOf(app).refresher.idle(),
     ticket(orderId, ttlMs = 600_000) {
       if (config.orderTicketSecret === null) throw new Error('ticket(): the harness has no ORDER_TICKET_SECRET');
       return orderTicket(orderId, config.orderTicketSecret, ttlMs, clock.now());

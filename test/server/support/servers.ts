@@ -9,8 +9,11 @@ import { demoServer } from '../../../demo/server/index.js';
 import { serveBillCheckout } from '../../../server/process/serve.js';
 import type { ServeBillCheckoutOptions } from '../../../server/process/serve.js';
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
+import { freePort } from '../../support/ports.mjs';
 import { defer } from './cleanup.js';
+
+// test/support/ports.mjs's, offered here beside serveOn.
+export { freePort };
 
 export interface Served {
   url: string;
@@ -32,15 +35,6 @@ export async function serveOn(fetch: (req: Request, env: HttpBindings) => Respon
       server.close(() => resolve());
     }),
   };
-}
-
-/** A port that was free a moment ago (for a child process that must come back on the same port). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { SANDBOX_DEMO_KEY } from '../../../server/config.js';
+import { SANDBOX_DEMO_KEY } from '../../../sandbox/credentials.js';
 import { multiplyDecimal } from '../../../contract/decimal.js';
 import { createSandbox, type Sandbox } from '../../../sandbox/sandbox.js';
 import {

@@ -28,7 +28,7 @@ test('a create answered with another amount is withdrawn at the service and answ
   assert.equal(made!.statusName, 'Cancelled');
   const stored = await h.store.getByReference(made!.merchantReference);
   assert.deepEqual([stored!.createState, stored!.billId, stored!.orphanedAt !== null, stored!.withdrawConfirmedAt !== null], ['created', made!.billId, true, true]);
-  assert.equal(h.app.alerts.counts().create_answer_mismatch, 1);
+  assert.equal(h.internals.alerts.counts().create_answer_mismatch, 1);
   const alert = h.logs.find((l) => l.includes('"alert":"create_answer_mismatch"'));
   assert.ok(alert, 'an alert is logged');
   assert.match(alert, /"field":"billAmount"/);
@@ -43,7 +43,7 @@ test('a create answered with another merchantReference or currency is refused to
   assert.equal((await createStatus(h, '6')).code, 'upstream_mismatch');
   h.sandbox.setFaults({ lies: { create: {} } });
   assert.equal((await createStatus(h, '7')).status, 201);
-  assert.equal(h.app.alerts.counts().create_answer_mismatch, 2);
+  assert.equal(h.internals.alerts.counts().create_answer_mismatch, 2);
   await h.sandbox.idle();
 });
 
@@ -78,7 +78,7 @@ test('a requery about another bill, or saying paid for another amount, is not ap
   const callback = await h.request(`/api/hooks/callback/${bill.merchantReference}/${stored.hookToken}`, { method: 'POST', headers: json, body: '{}' });
   assert.equal(callback.status, 503);
   assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'pending');
-  assert.equal(h.app.alerts.counts().requery_answer_mismatch, 3);
+  assert.equal(h.internals.alerts.counts().requery_answer_mismatch, 3);
   assert.equal(h.logs.filter((l) => l.includes('"alert":"requery_answer_mismatch"')).length, 3);
 
   // The truth, once the service tells it.
@@ -143,7 +143,7 @@ test('past expiredOn and the grace, the BFF asks the service to cancel and store
   assert.equal((await h.store.getByBillId(bill.billId))!.isFinal, false, 'never expired by the BFF itself');
   // The reconciler keeps asking (and asking to cancel) while the service says pending.
   h.clock.advance(h.config.reconcileIntervalMs + 1);
-  assert.equal((await h.app.reconciler.runOnce()).requeried, 1);
+  assert.equal((await h.internals.reconciler.runOnce()).requeried, 1);
   assert.equal(h.sandbox.stats().calls.cancel, 2);
   assert.equal((await h.store.getByBillId(bill.billId))!.isFinal, false);
 

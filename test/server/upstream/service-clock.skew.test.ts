@@ -101,7 +101,7 @@ test('status records dated 7 h ahead (local time labelled UTC): a new bill keeps
   const later = await h.request(`/api/bills/${bill.billId}?token=${bill.token}`);
   assertCountdown(h, later, bill, 'a poll 11 min on');
   await h.refreshed();
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   await h.refreshed();
   assert.equal(h.sandbox.stats().calls.cancel, 0, 'no bill was withdrawn');
   // A reload: the same order's create hands the same bill back, with its countdown.
@@ -111,7 +111,7 @@ test('status records dated 7 h ahead (local time labelled UTC): a new bill keeps
   assertCountdown(h, again.res, bill, 'the reload');
   // Half a minute before its own end: reconciled again, still not withdrawn.
   h.clock.advance(3 * 60_000 + 30_000);
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   await h.refreshed();
   assert.equal(h.sandbox.stats().calls.cancel, 0, 'no bill was withdrawn before its own lifetime');
   assert.equal((await h.upstream.requeryBill(bill.billId)).status, 1, 'still payable at the service');
@@ -142,7 +142,7 @@ test('a Date header 2 h ahead (local time labelled GMT): no bill withdrawn, the 
   // The widget counts down from X-Service-Time: a quarter of an hour, as the service gives it.
   const serviceTime = Number(res.headers.get('x-service-time'));
   assert.ok(Math.abs(bill.expiredOn - serviceTime - 900_000) <= 2000, `countdown ${bill.expiredOn - serviceTime} ms`);
-  assert.equal(h.app.alerts.counts().service_clock_disagrees, 1);
+  assert.equal(h.internals.alerts.counts().service_clock_disagrees, 1);
   const metrics = await h.app.metrics.registry.metrics();
   assert.match(metrics, /bill_checkout_answer_mismatches_total\{kind="service_clock_disagrees"\} 1/);
   // Polled past the refresh window, asked again: still pending, never cancelled at the service.
@@ -208,8 +208,8 @@ test('callbacks before the create answer (retried at once): recorded, answered 2
   const shown = await streamUntil(h, bill, (view) => view.outcome === 'paid', 10_000);
   assert.ok(shown, 'the payment reached the stream');
   assert.ok(shown.at - answeredAt < 3000, `paid shown ${Math.round(shown.at - answeredAt)} ms after the create answer`);
-  while (notices.length === 0) await h.app.noticeWorker.runOnce();
-  await h.app.noticeWorker.runOnce();
+  while (notices.length === 0) await h.internals.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   assert.deepEqual(notices.map((n) => n.billId), [bill.billId]);
   const metrics = await h.app.metrics.registry.metrics();
   assert.match(metrics, /bill_checkout_callbacks_total\{result="early"\} 1/);

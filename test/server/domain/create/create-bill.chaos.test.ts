@@ -105,7 +105,7 @@ test(`chaos: ${ORDERS} orders on two instances under a seeded schedule of gatewa
   async function quiet(): Promise<void> {
     await sandbox.idle();
     await Promise.all(instances.map((h) => h.refreshed()));
-    for (const h of instances) await h.app.noticeWorker.runOnce();
+    for (const h of instances) await h.internals.noticeWorker.runOnce();
   }
 
   /** Moves the shared clock once nothing is under way. */
@@ -115,7 +115,7 @@ test(`chaos: ${ORDERS} orders on two instances under a seeded schedule of gatewa
   }
 
   async function reconcile(): Promise<void> {
-    for (const h of instances) await h.app.reconciler.runOnce();
+    for (const h of instances) await h.internals.reconciler.runOnce();
     await Promise.all(instances.map((h) => h.refreshed()));
   }
 
@@ -167,7 +167,7 @@ test(`chaos: ${ORDERS} orders on two instances under a seeded schedule of gatewa
     await reconcile();
   }
   await sandbox.idle();
-  for (let pass = 0; pass < 5; pass++) for (const h of instances) await h.app.noticeWorker.runOnce();
+  for (let pass = 0; pass < 5; pass++) for (const h of instances) await h.internals.noticeWorker.runOnce();
 
   const ledger = sandbox.ledger();
   const refsOf = new Map<string, string>();

@@ -170,9 +170,9 @@ test('after a restart, the reconciler settles a create left in creating: the orp
   await h.store.insertBill({ merchantReference: ref, orderId: null, idempotencyKey: null, amount: '9', orderAmount: null, orderCurrency: null, token: 't'.repeat(43), hookToken: 'h'.repeat(43), createdAt: h.clock.now() });
   // The service made the bill, but the process died before storing the answer.
   const orphan = await h.upstream.createBill({ amount: '9', merchantReference: ref, callbackUrl: `${h.url}/x`, redirectUrl: `${h.url}/y` });
-  assert.equal((await h.app.reconciler.runOnce()).settled, 0); // too young: a create may still be answering
+  assert.equal((await h.internals.reconciler.runOnce()).settled, 0); // too young: a create may still be answering
   h.clock.advance(2 * h.config.upstream.timeoutMs + 1);
-  assert.equal((await h.app.reconciler.runOnce()).settled, 1);
+  assert.equal((await h.internals.reconciler.runOnce()).settled, 1);
   const kept = (await h.store.getByReference(ref))!;
   assert.deepEqual([kept.createState, kept.billId, kept.orphanedAt !== null, kept.withdrawConfirmedAt !== null], ['created', orphan.billId, true, true]);
   assert.equal((await h.upstream.requeryBill(orphan.billId)).statusName, 'Cancelled');

@@ -169,7 +169,7 @@ test('a late payment of a replaced bill is marked duplicatePayment in its notice
   await h.sandbox.idle();
   h.sandbox.pay(a.billId); // the customer paid the old bill too, from another tab
   await h.sandbox.idle();
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   const byBill = new Map(notices.map((n) => [n.billId, n]));
   assert.equal(byBill.get(b.billId)!.duplicatePayment, false);
   assert.equal(byBill.get(b.billId)!.orderAmount, '12.00');
@@ -216,7 +216,7 @@ test('notices tell the order: the webhook body carries orderId, orderAmount, and
   const bill = await h.create({ orderId: 'demo-mug-1' });
   h.sandbox.pay(bill.billId);
   await h.sandbox.idle();
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   assert.equal(received.length, 1);
   const [notice] = received;
   assert.equal(notice!.type, 'bill.final');
@@ -237,7 +237,7 @@ test('an order whose currency differs from the bill the service made is refused,
   const res = await post(h, { orderId: 'order-eur', orderTicket: await h.ticket('order-eur') });
   assert.equal(res.status, 502);
   assert.equal((JSON.parse(res.text) as { error: { code: string } }).error.code, 'upstream_mismatch');
-  assert.equal(h.app.alerts.counts().create_answer_mismatch, 1);
+  assert.equal(h.internals.alerts.counts().create_answer_mismatch, 1);
   const [made] = (await h.upstream.listBills({})).lists;
   assert.equal(made!.statusName, 'Cancelled');
   await h.sandbox.idle();

@@ -124,7 +124,7 @@ test('an orphan whose cancel is refused once: no second bill until the service c
   assert.ok(orphan, 'the orphan is still pending at the service');
   assert.equal((await h.store.getByBillId(orphan.billId))?.withdrawConfirmedAt, null);
   // The reconciler withdraws it (no customer needed)...
-  const pass = await h.app.reconciler.runOnce();
+  const pass = await h.internals.reconciler.runOnce();
   assert.equal(pass.withdrawn, 1);
   assert.deepEqual(await payableAtService(h, 'order-orphan'), []);
   // ...and the customer's retry with the same key gets the one payable bill.
@@ -163,12 +163,12 @@ test('a list that refuses our filter: the order is released within the bound wit
   const waiting = await post(h, 'order-filter', 'key-filter');
   assert.deepEqual([waiting.status, waiting.code, waiting.retryAfter], [409, 'create_in_progress', '2']);
   // The reconciler keeps trying within the bound (lifetime 15 min + grace 1 min)...
-  await h.app.reconciler.runOnce();
-  assert.equal(h.app.alerts.counts().create_settle_abandoned, 0);
+  await h.internals.reconciler.runOnce();
+  assert.equal(h.internals.alerts.counts().create_settle_abandoned, 0);
   h.clock.advance(16 * 60_000);
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   // ...and past it releases the order, with an alert.
-  assert.equal(h.app.alerts.counts().create_settle_abandoned, 1);
+  assert.equal(h.internals.alerts.counts().create_settle_abandoned, 1);
   assert.ok(h.logs.some((line) => line.includes('"alert":"create_settle_abandoned"')));
   const { billId } = await customer(h, 'order-filter', 'key-filter');
   assert.ok(billId);
@@ -192,10 +192,10 @@ test('an orphan a lagging list did not show, paid later: recorded, flagged dupli
   h.sandbox.pay(orphan.billId);
   await h.sandbox.idle();
   await h.refreshed();
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   const kept = await h.store.getByBillId(orphan.billId);
   assert.deepEqual([kept?.outcome, kept?.duplicatePayment, kept?.orphanedAt !== null], ['paid', true, true]);
-  assert.equal(h.app.alerts.counts().orphan_paid, 1);
+  assert.equal(h.internals.alerts.counts().orphan_paid, 1);
   const notice = notices.filter((n) => n.billId === orphan.billId);
   assert.equal(notice.length, 1);
   assert.deepEqual([notice[0]!.orderId, notice[0]!.duplicatePayment], ['order-lag', true]);
@@ -211,12 +211,12 @@ test('the service restarted and forgot its bills: the order gets a new bill, nev
   assert.ok(billId && billId !== lostId);
   const lost = await h.store.getByBillId(lostId);
   assert.notEqual(lost?.lostAt, null);
-  assert.equal(h.app.alerts.counts().bill_lost_at_service, 1);
+  assert.equal(h.internals.alerts.counts().bill_lost_at_service, 1);
   // Never handed out again, nor asked about.
   assert.equal((await post(h, 'order-forgot', 'key-forgot-3')).billId, billId);
   const asked = h.requeries(lostId);
   h.clock.advance(h.config.reconcileIntervalMs + 1);
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   assert.equal(h.requeries(lostId), asked);
   // The admin says so.
   const detail = await h.request(`/api/admin/bills/${lostId}`, { headers: { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
@@ -235,6 +235,6 @@ test('a bill made at another service (a moved database) is neither asked about n
   const { billId } = await customer(h, 'order-moved', 'key-moved');
   assert.ok(billId && billId !== elsewhere.billId);
   h.clock.advance(h.config.reconcileIntervalMs + 1);
-  await h.app.reconciler.runOnce();
+  await h.internals.reconciler.runOnce();
   assert.equal(h.requeries(elsewhere.billId), 0);
 });

@@ -65,7 +65,7 @@ async function paid(h: Harness, body: Record<string, unknown> = { amount: '12.50
 }
 
 /** Lets the notice pass started by the bill becoming final finish, then runs one more. */
-const pass = (h: Harness) => h.app.noticeWorker.runOnce();
+const pass = (h: Harness) => h.internals.noticeWorker.runOnce();
 
 test('a delivery log after 500, 500, 200: three attempts with status, time, duration and the first 200 bytes', async (t) => {
   const shop = await merchant(t, [500, 500]);

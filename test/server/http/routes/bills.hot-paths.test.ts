@@ -128,7 +128,7 @@ test('SSE: every watcher of a bill gets the same events, and each stream ends af
     assert.equal(paid?.isFinal, true);
     assert.equal(await w.next(), null);
   }
-  assert.equal(h.app.hub.size(), 0);
+  assert.equal(h.internals.hub.size(), 0);
   await h.sandbox.idle();
 });
 

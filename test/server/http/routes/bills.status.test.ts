@@ -81,7 +81,7 @@ for (const transport of ['node', 'web'] as const) {
     assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'too_many_streams');
     await one.cancel();
     // The server notices the disconnect on its own schedule: wait for its cleanup, not for a time.
-    while (h.app.hub.size() > 0) await new Promise((resolve) => setImmediate(resolve));
+    while (h.internals.hub.size() > 0) await new Promise((resolve) => setImmediate(resolve));
     const again = await h.request(path);
     assert.equal(again.status, 200);
     await readSse(again).cancel();
@@ -107,7 +107,7 @@ test('SSE beyond MAX_SSE_PER_CLIENT answers that client 429 and leaves room for 
   const b = readSse(await open('b'));
   assert.equal((await b.next())?.outcome, 'pending');
   await a1.cancel();
-  while (h.app.hub.size() > 2) await new Promise((resolve) => setImmediate(resolve));
+  while (h.internals.hub.size() > 2) await new Promise((resolve) => setImmediate(resolve));
   const again = await open('a');
   assert.equal(again.status, 200);
   await Promise.all([readSse(again).cancel(), a2.cancel(), b.cancel()]);

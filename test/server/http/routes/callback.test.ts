@@ -87,8 +87,8 @@ test('three duplicate callbacks give one merchant notice', async (t) => {
   assert.equal(third.status, 200);
   const delivered = h.sandbox.stats().callbacks.filter((c) => c.billId === bill.billId && c.outcome === 'ok');
   assert.equal(delivered.length, 2);
-  await h.app.noticeWorker.runOnce();
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   assert.equal(notices.length, 1);
   assert.equal(notices[0]!.outcome, 'paid');
   assert.equal(notices[0]!.billId, bill.billId);
@@ -132,13 +132,13 @@ test('all callbacks dropped: the reconciler still finds the payment', async (t) 
   assert.ok(h.sandbox.stats().callbacks.every((c) => c.outcome === 'dropped'));
   assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'pending');
   h.clock.advance(30_001);
-  const pass = await h.app.reconciler.runOnce();
+  const pass = await h.internals.reconciler.runOnce();
   assert.equal(pass.requeried, 2);
   assert.equal((await h.store.getByBillId(bill.billId))!.outcome, 'paid');
   assert.equal((await h.store.getByBillId(other.billId))!.outcome, 'pending');
   // Just checked: the next pass leaves both alone.
-  assert.equal((await h.app.reconciler.runOnce()).requeried, 0);
-  await h.app.noticeWorker.runOnce();
+  assert.equal((await h.internals.reconciler.runOnce()).requeried, 0);
+  await h.internals.noticeWorker.runOnce();
   assert.deepEqual(notices.map((n) => n.billId), [bill.billId]);
 });
 

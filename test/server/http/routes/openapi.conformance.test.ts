@@ -247,7 +247,7 @@ test('every answer of the BFF conforms to its OpenAPI description (Prism proxy -
   const getAdmin = { headers: { Authorization: ADMIN.Authorization } };
   await call(200, `/api/admin/bills/${pending.billId}`, getAdmin);
   await call(404, '/api/admin/bills/B-no-such-bill', { ...getAdmin, code: 'not_found' });
-  await h.app.noticeWorker.runOnce();
+  await h.internals.noticeWorker.runOnce();
   await call(200, `/api/admin/notices?state=delivered&from=${new Date(0).toISOString()}&limit=10`, getAdmin);
   await call(400, '/api/admin/notices?from=soon', { ...getAdmin, code: 'invalid_request' });
   await call(200, `/api/admin/notices/msg_${pending.billId}/replay`, { method: 'POST', headers: ADMIN, body: '{}' });
