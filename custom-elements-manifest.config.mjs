@@ -13,14 +13,17 @@ export default {
   litelement: true,
   plugins: [
     {
-      // Private reactive state (`_name`, `state: true`) is not an attribute, and the events are the
-      // ones the class documents with @fires, not what the analyzer guesses from dispatchEvent calls.
+      // Private reactive state (`_name`, `state: true`) is not an attribute, a `_` member is the
+      // bundle's own (the build shortens it: CONTRIBUTING, the `_` prefix) whatever TypeScript's
+      // modifier, and the events are the ones the class documents with @fires, not what the
+      // analyzer guesses from dispatchEvent calls.
       name: 'public-api-only',
       packageLinkPhase({ customElementsManifest }) {
         for (const mod of customElementsManifest.modules) {
           for (const declaration of mod.declarations ?? []) {
             if (!declaration.customElement) continue;
             declaration.attributes = declaration.attributes?.filter((a) => !a.name.startsWith('_'));
+            for (const member of declaration.members ?? []) if (member.name.startsWith('_')) member.privacy = 'private';
             declaration.events = declaration.events?.filter((e) => /^bill-/.test(e.name ?? ''));
           }
         }

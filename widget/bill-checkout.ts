@@ -5,7 +5,7 @@ import { Clock } from './clock.js';
 import { CountdownController } from './controllers/countdown-controller.js';
 import { prefersButton } from './device.js';
 import { BillCreatedEvent, BillErrorEvent, BillFinalEvent, BillStatusEvent, BillTicketExpiredEvent } from './events.js';
-import { card, finalOutcome, type CardHost } from './card/card.js';
+import { card, finalOutcome, qrUrlOf } from './card/card.js';
 import { formatDuration } from './format.js';
 import { nextTask } from './next-task.js';
 import type { BridgeMessage } from './native-bridge.js';
@@ -156,13 +156,18 @@ export class BillCheckout extends LitElement {
   /** The EventSource class used for live status; `globalThis.EventSource` when unset. */
   eventSourceImpl?: typeof EventSource;
 
-  private _bill?: BillView;
-  private _problem?: Problem;
-  private _reconnecting?: boolean;
+  /** @internal */
+  _bill?: BillView;
+  /** @internal */
+  _problem?: Problem;
+  /** @internal */
+  _reconnecting?: boolean;
   private _chosenView?: 'qr' | 'button';
   private _announcement?: string;
-  private _confirming?: boolean;
-  private _copied?: boolean;
+  /** @internal */
+  _confirming?: boolean;
+  /** @internal */
+  _copied?: boolean;
 
   readonly #clock = new Clock();
   readonly #status = new StatusController(this, {
@@ -187,7 +192,8 @@ export class BillCheckout extends LitElement {
   #unsafeFor?: string;
   #autoView?: 'qr' | 'button';
   #qrCache?: { _url: string; _qr: QrPath };
-  private _display?: AmountDisplay;
+  /** @internal */
+  _display?: AmountDisplay;
   #hadFocus?: boolean;
   #cancelling?: boolean;
   #left = Infinity;
@@ -206,10 +212,9 @@ export class BillCheckout extends LitElement {
     super.scheduleUpdate();
   }
 
-  /** The bill URL whose QR code is to be shown, when it is not encoded yet (none while paid and confirming). */
-  #qrToEncode(): string | false | null | undefined {
-    const bill = this._bill;
-    const url = bill && !bill.processing && this._showing === 'qr' && this._url(bill);
+  /** The bill URL whose QR code the card draws (qrUrlOf: its screen decides), when it is not encoded yet. */
+  #qrToEncode(): string | false | null {
+    const url = qrUrlOf(this);
     return url !== this.#qrCache?._url && url;
   }
 
@@ -222,7 +227,8 @@ export class BillCheckout extends LitElement {
     return true;
   }
 
-  private get _showing(): 'qr' | 'button' {
+  /** @internal */
+  get _showing(): 'qr' | 'button' {
     // A URL longer than a QR code holds (2,331 bytes at version 40, level M; the href is ASCII) is paid by its link.
     // Chosen once, when the first bill is shown: the view does not change under the customer.
     return this._bill && this._url(this._bill)?.[2331] ? 'button' : this._chosenView ?? (this.mode === 'auto' ? (this.#autoView ??= prefersButton() ? 'button' : 'qr') : this.mode);
@@ -254,7 +260,8 @@ export class BillCheckout extends LitElement {
     }
   }
 
-  private get _locale(): string {
+  /** @internal */
+  get _locale(): string {
     // WebKitGTK on a POSIX system says "C", no language tag; left to Intl's default that formats "$ 12500.50".
     try {
       return Intl.getCanonicalLocales((this.locale ?? navigator.language).replace(/_/g, '-'))[0]!;
@@ -351,16 +358,18 @@ export class BillCheckout extends LitElement {
     this.dispatchEvent(new BillErrorEvent(error as Error));
   }
 
-  /** A web bill URL is paid through the BFF (BffClient._at); an app's own scheme is opened as it is. */
-  private _pay(url: string): string {
+  /** @internal A web bill URL is paid through the BFF (BffClient._at); an app's own scheme is opened as it is. */
+  _pay(url: string): string {
     return safeUrl(url) && this.#ref ? this.#client!._at(this.#ref, '/pay') : url;
   }
 
-  private _url(view: BillView): string | null {
+  /** @internal */
+  _url(view: BillView): string | null {
     return safeUrl(view.billUrl, parseSchemes(this.allowedSchemes));
   }
 
-  private async _cancel(): Promise<void> {
+  /** @internal */
+  async _cancel(): Promise<void> {
     const ref = this.#ref;
     if (!ref || this.#cancelling) return;
     this.#cancelling = true;
@@ -375,12 +384,14 @@ export class BillCheckout extends LitElement {
     }
   }
 
-  private _startAgain(): void {
+  /** @internal */
+  _startAgain(): void {
     this.#session._forget();
     this.#session._start();
   }
 
-  private async _copy(url: string): Promise<void> {
+  /** @internal */
+  async _copy(url: string): Promise<void> {
     try {
       await navigator.clipboard.writeText(url);
       this._copied = true;
@@ -399,24 +410,29 @@ export class BillCheckout extends LitElement {
       this.#server = null;
     }
     // Read in the voice of the language shown, whatever the page's own `lang`.
-    return html`<div lang=${languageOf(this._locale)}>${ready ? card(html, nothing, this as unknown as CardHost, this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
+    return html`<div lang=${languageOf(this._locale)}>${ready ? card(html, nothing, this, this.#text) : nothing}<p class="sr" role="status">${this._announcement}</p></div>`;
   }
 
-  // The card's handlers and what it reads (CardHost): Lit calls the handlers with the element as `this`.
-  private _toggle(): void {
+  // The card's handlers and what it reads (CardHost: render passes the element itself): Lit calls the
+  // handlers with the element as `this`. `_` members are the bundle's own: shortened by the build
+  // (CONTRIBUTING, the `_` prefix) and, as @internal, left out of the published types.
+  /** @internal */
+  _toggle(): void {
     this._chosenView = this._showing === 'button' ? 'qr' : 'button';
   }
 
-  private _ask(): void {
+  /** @internal */
+  _ask(): void {
     this._confirming = !this._confirming;
   }
 
-  private get _left(): number {
+  /** @internal */
+  get _left(): number {
     return this.#countdown._remaining;
   }
 
-  /** The QR code of `url`, encoded once (scheduleUpdate encodes it in a task of its own). */
-  private _qr(url: string): QrPath {
+  /** @internal The QR code of `url`, encoded once (scheduleUpdate encodes it in a task of its own). */
+  _qr(url: string): QrPath {
     this.#encode(url);
     return this.#qrCache!._qr;
   }

@@ -18,7 +18,7 @@ const { buildManifest } = await import(pathToFileURL(join(root, 'scripts/build/m
 interface Manifest {
   modules: {
     path: string;
-    declarations?: { name: string; customElement?: boolean; tagName?: string; attributes?: { name: string }[]; events?: { name: string }[] }[];
+    declarations?: { name: string; customElement?: boolean; tagName?: string; attributes?: { name: string }[]; events?: { name: string }[]; members?: { name: string; privacy?: string }[] }[];
   }[];
 }
 
@@ -60,5 +60,8 @@ test('custom-elements.json is valid, refers only to modules it lists, and descri
   const attributes = element.attributes?.map((a) => a.name) ?? [];
   for (const name of ['order-id', 'order-ticket', 'mode', 'cancellable', 'native-bridge', 'parent-origin', 'gold-unit']) assert.ok(attributes.includes(name), `attribute ${name} in ${attributes.join(', ')}`);
   assert.ok(!attributes.some((name) => name.startsWith('_')), 'no private state among the attributes');
+  const publicMembers = (element.members ?? []).filter((m) => (m.privacy ?? 'public') === 'public').map((m) => m.name);
+  assert.ok(publicMembers.includes('orderId'), `orderId among the public members: ${publicMembers.join(', ')}`);
+  assert.deepEqual(publicMembers.filter((name) => name.startsWith('_')), [], 'no `_` member (the bundle shortens them) is public');
   assert.deepEqual(element.events?.map((e) => e.name).sort(), ['bill-created', 'bill-error', 'bill-final', 'bill-status', 'bill-ticket-expired']);
 });

@@ -30,9 +30,10 @@ export interface CardHost {
   _problem?: 'unreachable' | 'createFailed' | 'ticketExpired' | 'notFound' | undefined;
   /** Milliseconds left to pay, on the service's clock. */
   _left: number;
-  _reconnecting: boolean;
-  _confirming: boolean;
-  _copied: boolean;
+  /** Absent: false (the element's, before its first start). */
+  _reconnecting?: boolean | undefined;
+  _confirming?: boolean | undefined;
+  _copied?: boolean | undefined;
   /** The canonical locale of the texts and amounts. */
   _locale: string;
   /** The BFF's formatted amounts, used when they are for `_locale`. */
@@ -59,6 +60,30 @@ export interface CardHost {
   _startAgain(): void;
 }
 
+/** The time left from which the countdown is shown, 100 hours in ms: a deadline further away (or absurd) is not counted down. */
+const countdownFrom = 100 * 3_600_000;
+
+/** The screens of the card, described at `card`. */
+export type Screen = 'idle' | 'loading' | 'problem' | 'pending' | 'confirming' | 'checking' | 'final';
+
+/** What decides the screen. */
+export type ScreenState = Pick<CardHost, 'billId' | 'token' | 'orderId' | 'amount' | '_bill' | '_problem' | '_left'>;
+
+/** The screen the card draws from `c`: decided here only, so that the element asks rather than predicts. */
+export function screenOf(c: ScreenState): Screen {
+  const { _bill: bill, _problem: why } = c;
+  if (why && why !== 'unreachable') return 'problem';
+  if (!bill) return (c.billId && c.token) || c.orderId || c.amount ? 'loading' : 'idle';
+  if (bill.isFinal) return 'final';
+  if (bill.processing) return 'confirming';
+  return c._left > 0 ? 'pending' : 'checking';
+}
+
+/** The URL whose QR code the card draws from `c`, if it draws one: the pending screen, showing the QR code of a safe URL. */
+export function qrUrlOf(c: ScreenState & Pick<CardHost, '_showing' | '_url'>): string | null | false {
+  return screenOf(c) === 'pending' && c._showing === 'qr' && c._url(c._bill!);
+}
+
 export type FinalOutcome = Exclude<Outcome, 'pending'>;
 
 export function finalOutcome(view: BillView): FinalOutcome {
@@ -66,7 +91,7 @@ export function finalOutcome(view: BillView): FinalOutcome {
 }
 
 /**
- * What the element shows, one screen at a time, decided in one place (the end of this function)
+ * What the element shows, one screen at a time, decided in one place (screenOf)
  * and drawn by one template each:
  * - idle: nothing to show (no order, amount or bill to start from);
  * - loading: creating or reading the bill, and saying so while the BFF is unreachable;
@@ -82,6 +107,8 @@ export function finalOutcome(view: BillView): FinalOutcome {
 export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings): unknown {
   const icon = (name: keyof typeof icons) =>
     html`<svg part="icon" class="icon ${name}" viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="10"></circle><path d=${icons[name]}></path></svg>`;
+  // The bill of the screens that have one (screenOf).
+  const bill = c._bill!;
   const reconnecting = () => (c._reconnecting ? html`<p class="strong">${s.reconnecting}</p>` : nothing);
   // The amounts and the reference; the gold amount only while it is to be paid (not once paid and
   // being confirmed).
@@ -103,21 +130,26 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
         <p part="status" class=${c._problem ? 'strong' : ''}>${c._problem ? s.unreachable : s.loading}</p>
       </div>`;
 
-  const problem = (problem: 'createFailed' | 'ticketExpired' | 'notFound') => html`<div part="base">
-        ${icon(problem === 'ticketExpired' ? 'expired' : 'failed')}
-        <p part="status" class="strong" tabindex="-1" data-focus>${s[problem]}</p>
-        ${problem === 'createFailed'
+  const problem = () => {
+    const why = c._problem!;
+    return html`<div part="base">
+        ${icon(why === 'ticketExpired' ? 'expired' : 'failed')}
+        <p part="status" class="strong" tabindex="-1" data-focus>${s[why]}</p>
+        ${why === 'createFailed'
           ? html`<button part="retry-button" class="primary" @click=${c._startAgain}>${s.startAgain}</button>`
-          : problem === 'ticketExpired'
+          : why === 'ticketExpired'
             // The page's server mints a new ticket; a page that sets one itself restarts the element.
             ? html`<button part="reload-button" class="primary" @click=${() => location.reload()}>${s.reload}</button>`
             : nothing}
       </div>`;
+  };
 
-  const pending = (bill: BillView, left: number) => {
+  const pending = () => {
+    const left = c._left;
     const url = c._url(bill);
     const showing = c._showing;
-    const qr = url && showing === 'qr' && c._qr(url);
+    const qrUrl = qrUrlOf(c);
+    const qr = qrUrl && c._qr(qrUrl);
     return html`<div part="base">
       ${summary(bill)}
       ${url === null
@@ -128,7 +160,7 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
         <p class="muted">${s.scan}</p>`
           : html`<a part="pay-button" class="primary" href=${c._pay?.(url) ?? url}>${s.pay}</a>`}
       ${c._expiry}
-      ${left < 36e7 ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
+      ${left < countdownFrom ? html`<p part="countdown" role="timer">${s.timeLeft}: ${formatDuration(left)}</p>` : nothing}
       <p part="status">${s.waiting}</p>
       ${reconnecting()}
       <div class="more">
@@ -150,14 +182,14 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
 
   // Confirming and checking: waiting for the service, with nothing to act on. The status line takes
   // the focus of a control that went away (the pay or cancel button, when the bill moved on).
-  const waiting = (bill: BillView, status: string) => html`<div part="base">
+  const waiting = (status: string) => html`<div part="base">
         ${summary(bill)} ${icon('expired')}
         <p part="status" class="strong" tabindex="-1" data-focus>${status}</p>
         ${reconnecting()}
         ${c._after}
       </div>`;
 
-  const final = (bill: BillView) => {
+  const final = () => {
     const outcome = finalOutcome(bill);
     return html`<div part="base">
         ${icon(outcome)}
@@ -171,10 +203,13 @@ export function card<R>(html: Tag<R>, nothing: unknown, c: CardHost, s: Strings)
       </div>`;
   };
 
-  const { _bill: bill, _problem: why } = c;
-  if (why && why !== 'unreachable') return problem(why);
-  if (!bill) return (c.billId && c.token) || c.orderId || c.amount ? loading() : nothing;
-  if (bill.isFinal) return final(bill);
-  if (bill.processing) return waiting(bill, s.confirming);
-  return c._left > 0 ? pending(bill, c._left) : waiting(bill, s.checking);
+  const screen = screenOf(c);
+  if (screen === 'problem') return problem();
+  if (screen === 'loading') return loading();
+  if (screen === 'final') return final();
+  if (screen === 'pending') return pending();
+  if (screen === 'idle') return nothing;
+  // A screen added to Screen fails to compile here until it is drawn above.
+  const waitingFor: 'confirming' | 'checking' = screen;
+  return waiting(s[waitingFor]);
 }
