@@ -2,7 +2,8 @@
 // PostgreSQL. Every `intervalMs` this instance marks itself alive in the store and counts the
 // instances marked within three beats (itself included, in one statement: StoreEvents.instanceBeat),
 // then sets its budget to the limit divided by that count. A clean stop unmarks it, so the others
-// take its share at their next beat; an instance that dies is counted out within three beats.
+// take its share at their next beat; so do they when an instance dies and its LISTEN session ends
+// with it (postgres/events.ts); one whose connections linger is counted out within three beats.
 // Before the first count answers, the budget holds what the client was built with (half the limit:
 // upstream/client.ts, startingShare); the app awaits the first count before it serves.
 

@@ -33,15 +33,16 @@ const statusChangesCall = named('bc_status_changes_since', `
 const instanceBeatCall = named('bc_instance_beat', `
   WITH clock AS (SELECT (extract(epoch FROM statement_timestamp()) * 1000)::bigint AS at),
   beat AS (
-    INSERT INTO bc_instances (instance_id, seen_at) SELECT $1::text, at FROM clock
-    ON CONFLICT (instance_id) DO UPDATE SET seen_at = EXCLUDED.seen_at
+    INSERT INTO bc_instances (instance_id, seen_at, session_pid) SELECT $1::text, at, $4::integer FROM clock
+    ON CONFLICT (instance_id) DO UPDATE SET seen_at = EXCLUDED.seen_at, session_pid = EXCLUDED.session_pid
     RETURNING 1),
   gone AS (
     DELETE FROM bc_instances WHERE instance_id IN (
       SELECT instance_id FROM bc_instances WHERE instance_id <> $1 AND seen_at < (SELECT at FROM clock) - $3::bigint
       FOR UPDATE SKIP LOCKED)
     RETURNING 1)
-  SELECT 1 + count(*) AS live FROM bc_instances, clock WHERE instance_id <> $1 AND seen_at >= clock.at - $2::bigint`);
+  SELECT 1 + count(*) AS live FROM bc_instances, clock WHERE instance_id <> $1 AND seen_at >= clock.at - $2::bigint
+    AND (session_pid IS NULL OR session_pid IN (SELECT pid FROM pg_stat_activity))`);
 const instanceLeaveCall = named('bc_instance_leave', 'DELETE FROM bc_instances WHERE instance_id = $1');
 
 export interface PgEvents {
@@ -56,6 +57,10 @@ export interface PgEvents {
 export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: string, onError: (error: unknown) => void): PgEvents {
   const listeners = new Set<() => Promise<void>>();
   const instance = crypto.randomUUID();
+  // The server process of this instance's LISTEN session: PostgreSQL ends it as soon as the
+  // instance's socket closes (a SIGKILL included), so the others count the instance out at their
+  // next beat rather than after three (instanceBeat). Null while no session is connected.
+  let sessionPid: number | null = null;
 
   // Changes announced while a NOTIFY is in flight go together in the next (coalesce.ts); a payload
   // of 50 stays far under NOTIFY's 8,000 bytes.
@@ -79,7 +84,7 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
     },
     async instanceBeat(withinMs) {
       const within = Math.max(1, Math.ceil(withinMs));
-      const { rows } = await pool.query<{ live: string }>(instanceBeatCall([instance, within, Math.max(60_000, 10 * within)]));
+      const { rows } = await pool.query<{ live: string }>(instanceBeatCall([instance, within, Math.max(60_000, 10 * within), sessionPid]));
       return Math.max(1, Number(rows[0]!.live));
     },
     async instanceLeave() {
@@ -88,6 +93,12 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
     async listen(channel, onMessage, onResumed) {
       let stopped = false;
       let client: Client | null = null;
+      // This listener's session, while it is the one sessionPid names.
+      let pid: number | null = null;
+      const forgetSession = () => {
+        if (pid !== null && sessionPid === pid) sessionPid = null;
+        pid = null;
+      };
       const connect = async (): Promise<void> => {
         const c = new pg.Client(clientConfig);
         c.on('notification', (n) => {
@@ -96,11 +107,18 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
         c.on('error', (error) => {
           onError(error);
           void c.end().catch(() => undefined);
-          if (client === c) client = null;
+          if (client === c) {
+            client = null;
+            forgetSession();
+          }
           if (!stopped) setTimeout(() => void reconnect(), LISTEN_RETRY_MS);
         });
         await c.connect();
+        const { pid: backendPid } = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
+        // Last, so that pg_stat_activity shows the session by what it does (query: LISTEN …).
         await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        pid = backendPid;
+        sessionPid = pid;
         client = c;
       };
       const reconnect = async () => {
@@ -118,6 +136,7 @@ export function pgEvents(pool: Pool, clientConfig: ClientConfig, statusChannel: 
       const stop = async () => {
         stopped = true;
         listeners.delete(stop);
+        forgetSession();
         await client?.end().catch(() => undefined);
         client = null;
       };

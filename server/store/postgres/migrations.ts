@@ -421,6 +421,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: "each instance's LISTEN session, so that a dead instance is counted out at the others' next beat",
+    // PostgreSQL ends a session as soon as its client's socket closes: an instance whose session is
+    // gone from pg_stat_activity is dead, however fresh its seen_at (postgres/events.ts, instanceBeat).
+    sql: `
+      ALTER TABLE bc_instances ADD COLUMN session_pid INTEGER;
+    `,
+  },
 ];
 
 /** Any fixed number: the advisory lock that serializes migrations of this schema. */

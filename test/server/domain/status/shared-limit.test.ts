@@ -137,4 +137,22 @@ describe('BILL_API_SHARED_MAX_RPS on PostgreSQL: each budget follows the live in
     assert.ok(afterStop < 10 * BEAT_MS, `${Math.round(afterStop)} ms after the clean stop`);
     assert.match(await a.app.metrics.registry.metrics(), /bill_checkout_upstream_instances 1/);
   });
+
+  it("an instance whose LISTEN session is gone (a killed process's) is counted out at the next beat, however fresh its row", async () => {
+    const schema = await cluster.createSchema();
+    const a = createPostgresStore(cluster.url, { schema });
+    await a.migrate();
+    const b = createPostgresStore(cluster.url, { schema });
+    after(() => Promise.all([a.close(), b.close()]));
+    // Within a minute: no row ages out during the test, only a session may end.
+    const ALIVE_MS = 60_000;
+    const unlisten = await b.events!.listen('bc_test_alive', () => undefined);
+    await b.events!.instanceBeat!(ALIVE_MS);
+    assert.equal(await a.events!.instanceBeat!(ALIVE_MS), 2, 'b beat with its session open');
+    // b's session ends, as PostgreSQL ends a killed process's the moment its socket closes; b's row stays.
+    await unlisten();
+    let live = 2;
+    for (let beat = 0; beat < 200 && live === 2; beat++) live = await a.events!.instanceBeat!(ALIVE_MS);
+    assert.equal(live, 1, "b is counted out once PostgreSQL has ended its session, not three beats later");
+  });
 });
