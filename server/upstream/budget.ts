@@ -6,13 +6,13 @@
 // half each second that requests waited and none was refused (a slow start, as TCP's), until the
 // first refusal; a burst of the whole demand at once would mostly be refused.
 import type { BillOperation } from './errors.js';
-import { nextGrant } from './next-grant.js';
-import { priorityNow, type Priority } from './priority.js';
+import { priorityNow, type Priority, type PriorityOf } from './priority.js';
 import { burstOf, loweredRate, raisedRate, refilled, untilToken, WINDOW_MS } from './rate-rules.js';
 import { createSendWindow } from './send-window.js';
 import { bucketReadyAt, newBucket, type Bucket } from './token-bucket.js';
+import { createWaitQueue, type Ticket } from './wait-queue.js';
 
-export { PRIORITIES, moreUrgent, priorityNow, type Priority } from './priority.js';
+export { PRIORITIES, moreUrgent, priorityNow, Urgency, type Priority, type PriorityOf, type Rising } from './priority.js';
 
 export interface BudgetOptions {
   /** Requests per second this process may send at most, all operations together; null: no fixed limit. */
@@ -55,11 +55,11 @@ export interface BudgetState {
 
 export interface Budget {
   /**
-   * Resolves when a request of `operation` may be sent; `priority` is read at each grant, so a
-   * waiting request can become more urgent. Rejects if `signal` aborts or the wait would pass
-   * `maxWaitMs`.
+   * Resolves when a request of `operation` may be sent; a waiting request becomes more urgent when
+   * its Urgency rises (or its function says so at a grant). Rejects if `signal` aborts or the wait
+   * would pass `maxWaitMs`.
    */
-  take(operation: BillOperation, priority: Priority | (() => Priority), options?: TakeOptions): Promise<void>;
+  take(operation: BillOperation, priority: PriorityOf, options?: TakeOptions): Promise<void>;
   /**
    * What the service answered a request: a 429, or a 503 with Retry-After, is a refusal for load:
    * the operation pauses for everyone until the Retry-After and the rate is halved.
@@ -95,12 +95,11 @@ export function isThrottle(status: number, retryAfterMs: number | null): boolean
 
 interface Waiter {
   operation: BillOperation;
-  priority: () => Priority;
+  priority: PriorityOf;
   since: number;
-  deadline: number;
   resolve: () => void;
   reject: (error: unknown) => void;
-  /** Drops the waiter's abort listener. */
+  /** Drops the waiter's abort and rise listeners. */
   done: () => void;
 }
 
@@ -139,8 +138,7 @@ export function createBudget(options: BudgetOptions): Budget {
   let increasedAt = now();
   let waitedSinceIncrease = false;
   const paused = new Map<BillOperation, number>();
-  // In arrival order: the most urgent is looked for at each grant, as a waiter's priority can rise.
-  const waiters: Waiter[] = [];
+  const waiters = createWaitQueue<Waiter, BillOperation>();
   // Requests sent in the last window: the rate a decrease starts from.
   const sent = createSendWindow(now());
   const observers: BudgetObserver[] = [];
@@ -160,7 +158,7 @@ export function createBudget(options: BudgetOptions): Budget {
     refilledAt = at;
     // Additive increase: a window passed without a refusal while the budget held requests back.
     if (Number.isFinite(rps) && rps < maxRps && at - increasedAt >= WINDOW_MS && at - decreasedAt >= WINDOW_MS) {
-      if (waitedSinceIncrease || waiters.length > 0) rps = raisedRate(rps, maxRps, slowStart);
+      if (waitedSinceIncrease || waiters.size > 0) rps = raisedRate(rps, maxRps, slowStart);
       // On the window's own cadence, not whenever a grant happened to look.
       increasedAt = Math.max(increasedAt + WINDOW_MS, at - WINDOW_MS);
       waitedSinceIncrease = false;
@@ -192,41 +190,42 @@ export function createBudget(options: BudgetOptions): Budget {
     sent.count(at);
   }
 
-  function grant(waiter: Waiter, at: number): void {
+  function grant(ticket: Ticket<Waiter, BillOperation>, at: number): void {
+    const waiter = ticket.item;
+    waiters.remove(ticket);
     spend(waiter.operation, at);
     waiter.done();
-    for (const observer of observers) observer.granted(waiter.operation, waiter.priority(), at - waiter.since);
+    for (const observer of observers) observer.granted(waiter.operation, ticket.priority, at - waiter.since);
     waiter.resolve();
   }
+
+  /** When an endpoint may go: after its pause, and when its own limit lets it (`at` when now). */
+  const endpointReadyAt = (at: number) => (endpoint: BillOperation) =>
+    Math.max(pausedUntil(endpoint, at), operationReadyAt(endpoint, at));
 
   /** Grants what can be granted now, most urgent first (then first come), and sets the timer for the rest. */
   function dispatch(): void {
     const at = now();
     refill(at);
     let wakeAt = Infinity;
-    while (waiters.length > 0) {
+    const readyAt = endpointReadyAt(at);
+    while (waiters.size > 0) {
       // A paused operation's waiters, and those of an operation at its own limit, step aside;
       // others behind them go.
-      const next = nextGrant(waiters, at, (waiter) => Math.max(pausedUntil(waiter.operation, at), operationReadyAt(waiter.operation, at)));
+      const next = waiters.next(at, readyAt);
       wakeAt = Math.min(wakeAt, next.wakeAt);
-      if (next.index < 0) break;
+      if (!next.ticket) break;
       if (tokens < 1) {
         wakeAt = Math.min(wakeAt, at + untilToken(tokens, rps));
         break;
       }
-      grant(waiters.splice(next.index, 1)[0]!, at);
+      grant(next.ticket, at);
     }
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      const waiter = waiters[i]!;
-      if (waiter.deadline > at) {
-        wakeAt = Math.min(wakeAt, waiter.deadline);
-        continue;
-      }
-      waiters.splice(i, 1);
+    for (const { item: waiter } of waiters.expired(at)) {
       waiter.done();
       waiter.reject(exhausted(waiter.operation, Math.max(pausedUntil(waiter.operation, at) - at, Math.ceil(1000 / rps))));
     }
-    schedule(wakeAt);
+    schedule(Math.min(wakeAt, waiters.nextDeadline()));
   }
 
   function schedule(at: number): void {
@@ -243,7 +242,6 @@ export function createBudget(options: BudgetOptions): Budget {
   return {
     take(operation, priority, takeOptions = {}) {
       const { signal } = takeOptions;
-      const priorityOf = () => priorityNow(priority);
       if (signal?.aborted) return Promise.reject(signal.reason);
       const at = now();
       refill(at);
@@ -251,24 +249,36 @@ export function createBudget(options: BudgetOptions): Budget {
       const maxWaitMs = takeOptions.maxWaitMs ?? Infinity;
       if (until - at > maxWaitMs) return Promise.reject(exhausted(operation, until - at));
       // Nobody waiting and a token at hand: granted at once, no timer.
-      if (until === 0 && tokens >= 1 && waiters.length === 0 && operationReadyAt(operation, at) === at) {
+      if (until === 0 && tokens >= 1 && waiters.size === 0 && operationReadyAt(operation, at) === at) {
         spend(operation, at);
-        for (const observer of observers) observer.granted(operation, priorityOf(), 0);
+        for (const observer of observers) observer.granted(operation, priorityNow(priority), 0);
         return Promise.resolve();
       }
       waitedSinceIncrease = true;
       return new Promise<void>((resolve, reject) => {
+        let stopRise: (() => void) | null = null;
         const onAbort = () => {
-          const index = waiters.indexOf(waiter);
-          if (index >= 0) waiters.splice(index, 1);
+          waiters.remove(ticket);
+          stopRise?.();
           reject(signal?.reason);
         };
         const waiter: Waiter = {
-          operation, priority: priorityOf, since: at, deadline: at + maxWaitMs, resolve, reject,
-          done: () => signal?.removeEventListener('abort', onAbort),
+          operation, priority, since: at, resolve, reject,
+          done: () => {
+            signal?.removeEventListener('abort', onAbort);
+            stopRise?.();
+          },
         };
+        const reread = typeof priority === 'function' ? priority : undefined;
+        const ticket = waiters.add(waiter, endpointOf(operation), priorityNow(priority), at + maxWaitMs, reread);
         signal?.addEventListener('abort', onAbort, { once: true });
-        waiters.push(waiter);
+        if (typeof priority === 'object') {
+          // Risen (news about its bill): it may be the most urgent now.
+          stopRise = priority.onRise(() => {
+            waiters.raise(ticket, priority.value);
+            dispatch();
+          });
+        }
         dispatch();
       });
     },
@@ -301,8 +311,9 @@ export function createBudget(options: BudgetOptions): Budget {
         const until = pausedUntil(operation, at);
         if (until > 0) pausedNow[operation] = until;
       }
-      const waiting: Record<Priority, number> = { news: 0, customer: 0, watch: 0, background: 0 };
-      for (const waiter of waiters) waiting[waiter.priority()] += 1;
+      const waiting: Record<Priority, number> = {
+        news: waiters.waiting('news'), customer: waiters.waiting('customer'), watch: waiters.waiting('watch'), background: waiters.waiting('background'),
+      };
       return { rps, waiting, paused: pausedNow };
     },
 
@@ -319,7 +330,7 @@ export function createBudget(options: BudgetOptions): Budget {
       rps = Math.max(rps, minRps);
       tokens = Math.min(tokens, burst(rps));
       // Waiters' timer was set for the old rate: a higher one grants them sooner.
-      if (waiters.length > 0) dispatch();
+      if (waiters.size > 0) dispatch();
     },
 
     observe(observer) {

@@ -1,7 +1,7 @@
 // Whether a failed exchange is tried again, and after how long: transient failures of operations
 // safe to repeat, with jittered exponential backoff; a refusal for load only for news (a payment
 // may have landed), in the budget's turn after the service's Retry-After, never for a watcher.
-import { priorityNow, type Priority } from './priority.js';
+import { priorityNow, type PriorityOf } from './priority.js';
 import type { Attempt } from './classify-response.js';
 
 export interface Backoff {
@@ -15,7 +15,7 @@ export interface Retried {
   /** Retry network errors, timeouts, 5xx and 429 (only for operations safe to repeat). */
   retry: boolean;
   /** Who waits on it (default `customer`). */
-  priority?: Priority | (() => Priority);
+  priority?: PriorityOf;
 }
 
 /**

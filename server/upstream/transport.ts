@@ -5,7 +5,7 @@ import type { UpstreamConfig } from './types.js';
 import {
   BillApiError, BillApiNetworkError, BillApiThrottledError, BillApiTimeoutError, type BillOperation,
 } from './errors.js';
-import { BudgetExhaustedError, type Budget, type Priority } from './budget.js';
+import { BudgetExhaustedError, type Budget, type PriorityOf } from './budget.js';
 import { classifyContext, classifyResponse, retryAfterMs, type Answer as Classified, type Attempt } from './classify-response.js';
 import { abortError, networkReason, signerFailed, signerValue, timedOut, undecodable, unreachable } from './exchange-errors.js';
 import { label } from './service-text.js';
@@ -55,8 +55,8 @@ export interface RequestSpec {
   retry: boolean;
   /** A 2xx with an empty body is success (operations whose answer the spec does not show). */
   emptyOk?: boolean;
-  /** Who waits on it, read at each turn in the budget (default `customer`). */
-  priority?: Priority | (() => Priority);
+  /** Who waits on it, for its turn in the budget (default `customer`); an Urgency can rise while it waits. */
+  priority?: PriorityOf;
   /** The longest wait for the budget before giving up with BillApiThrottledError, ms (default: none). */
   maxWaitMs?: number;
   /** The call's id for the signer (SignInput.requestId); default: a fresh one for this call. */

@@ -3,7 +3,7 @@
 
 import type { BillOperation } from './errors.js';
 import type { ServiceBillRecord } from '../../contract/admin.js';
-import type { Budget, Priority } from './budget.js';
+import type { Budget, PriorityOf } from './budget.js';
 import type { ServiceClock } from './service-clock.js';
 
 export type { ClockContradiction, CreateExchange, CreatedTiming, ExpirySource, RecordCheck } from './service-clock.js';
@@ -190,8 +190,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** false: one attempt, even for an operation that is retried by default (requery, list). */
   retry?: boolean;
-  /** Who waits on the call, for its turn in the budget (default `customer`); read at each turn. */
-  priority?: Priority | (() => Priority);
+  /**
+   * Who waits on the call, for its turn in the budget (default `customer`): a priority, an Urgency
+   * (raised while the call waits, it moves up at once), or a function read again at each grant.
+   */
+  priority?: PriorityOf;
   /** The longest wait for a turn before BillApiThrottledError, ms (default BILL_API_TIMEOUT_MS for `news` and `customer`, else 60 s). */
   maxWaitMs?: number;
 }

@@ -4,7 +4,7 @@
 import type { Logger } from '../../log.js';
 import type { StoredBill } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
-import type { Priority } from '../../upstream/priority.js';
+import type { PriorityOf } from '../../upstream/priority.js';
 import type { BillApi, StatusRecord } from '../../upstream/types.js';
 import type { Alerts } from '../alerts.js';
 import { requeryMismatch } from './answer-check.js';
@@ -31,7 +31,7 @@ export function isNotFound(error: unknown, notFoundCodes: readonly number[]): bo
  * `failed` (no answer), `mismatch` (an answer about another bill), `not_found` (the service does not know it).
  */
 export async function askService(
-  bill: StoredBill & { billId: string }, retry: boolean, priority: () => Priority, deps: AskDeps,
+  bill: StoredBill & { billId: string }, retry: boolean, priority: PriorityOf, deps: AskDeps,
 ): Promise<StatusRecord | 'failed' | 'mismatch' | 'not_found'> {
   const billId = bill.billId;
   let record: StatusRecord;
@@ -60,7 +60,7 @@ export async function askService(
  * payment that landed meanwhile is what gets stored; `pending` stands when either step fails.
  */
 export async function cancelOverdue(
-  bill: StoredBill & { billId: string }, pending: StatusRecord, priority: () => Priority, deps: AskDeps,
+  bill: StoredBill & { billId: string }, pending: StatusRecord, priority: PriorityOf, deps: AskDeps,
 ): Promise<StatusRecord> {
   const billId = bill.billId;
   try {

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { ApplyStatusResult, BillStore, ClaimStore, NoticeChannel, RequeryReason, StoredBill } from '../../store/types.js';
-import { moreUrgent, type Priority } from '../../upstream/budget.js';
+import { Urgency, type Priority } from '../../upstream/budget.js';
 import type { BillApi } from '../../upstream/types.js';
 import { askService, cancelOverdue, isFresh, type AskDeps } from './ask-service.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
@@ -109,7 +109,7 @@ export const REQUERY_PRIORITY: Record<RequeryReason, Priority> = {
 interface Flight {
   promise: Promise<Refreshed | null>;
   /** Its turn in the budget: news arriving while it waits for one makes it as urgent. */
-  priority: Priority;
+  urgency: Urgency;
   /** News that arrived while `promise` was in flight: one more requery after it, shared. */
   followUp: {
     promise: Promise<Refreshed | null>;
@@ -176,7 +176,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     if (!bill) return null;
     if (bill.isFinal) return { bill, confirmed: true };
     if (!askable(bill)) return { bill, confirmed: false };
-    const priority = () => flight.priority;
+    const priority = flight.urgency;
     if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason, priority);
     const at = now();
     if (!(await store.claimRefresh(billId, at, maxAgeMs, leaseMs))) return { bill, confirmed: false };
@@ -187,7 +187,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
     }
   }
 
-  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: () => Priority): Promise<Refreshed> {
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: Urgency): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
     const answer = await askService(known, retry, priority, asking);
     if (answer === 'not_found' && now() - bill.createdAt >= LOST_AFTER_MS) return lost(known);
@@ -247,7 +247,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
   }
 
   function begin(billId: string, maxAgeMs: number | 'news', retry: boolean, reason: RequeryReason, known?: StoredBill): Flight {
-    const flight: Flight = { promise: Promise.resolve(null), priority: REQUERY_PRIORITY[reason], followUp: null };
+    const flight: Flight = { promise: Promise.resolve(null), urgency: new Urgency(REQUERY_PRIORITY[reason]), followUp: null };
     flight.promise = requery(flight, billId, maxAgeMs, retry, reason, known).finally(() => {
       const next = flight.followUp;
       if (next) {
@@ -292,8 +292,7 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const reason = newsOptions?.reason ?? 'callback';
       if (!flight) return begin(billId, 'news', newsOptions?.retry ?? true, reason, newsOptions?.known).promise;
       // A requery still waiting for its turn goes as urgently as this news: it may bring the payment.
-      const urgency = REQUERY_PRIORITY[reason];
-      if (moreUrgent(urgency, flight.priority)) flight.priority = urgency;
+      flight.urgency.raise(REQUERY_PRIORITY[reason]);
       if (!flight.followUp) {
         let resolve!: (r: Refreshed | null) => void;
         let reject!: (e: unknown) => void;

@@ -2,7 +2,7 @@
 // rate it learns from refusals. Time is a fake clock whose timers run as it is advanced.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BudgetExhaustedError, createBudget, type BudgetOptions, type Priority } from '../../../server/upstream/budget.js';
+import { BudgetExhaustedError, createBudget, Urgency, type BudgetOptions, type Priority, type PriorityOf } from '../../../server/upstream/budget.js';
 import type { BillOperation } from '../../../server/upstream/errors.js';
 
 function fakeTime() {
@@ -43,7 +43,7 @@ function budgetWith(options: Partial<BudgetOptions> = {}) {
   const time = fakeTime();
   const budget = createBudget({ maxRps: null, now: time.now, setTimer: time.setTimer, clearTimer: time.clearTimer, ...options });
   const granted: string[] = [];
-  const take = (name: string, operation: BillOperation, priority: Priority | (() => Priority), maxWaitMs?: number) =>
+  const take = (name: string, operation: BillOperation, priority: PriorityOf, maxWaitMs?: number) =>
     budget.take(operation, priority, maxWaitMs === undefined ? {} : { maxWaitMs }).then(() => {
       granted.push(name);
     });
@@ -88,6 +88,53 @@ test('a waiting request whose priority rises (news about its bill) goes before t
   poll = 'news';
   await time.advance(2000);
   assert.deepEqual(granted, ['first', 'poll', 'create']);
+});
+
+test('an Urgency raised while its request waits (a callback for the bill a poll asks about) moves it up at once', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 1 });
+  void take('first', 'requery', 'watch');
+  await settle();
+  const poll = new Urgency('watch');
+  void take('create', 'create', 'customer');
+  void take('poll', 'requery', poll);
+  assert.deepEqual(budget.state().waiting, { news: 0, customer: 1, watch: 1, background: 0 });
+  poll.raise('news');
+  assert.deepEqual(budget.state().waiting, { news: 1, customer: 1, watch: 0, background: 0 });
+  await time.advance(2000);
+  assert.deepEqual(granted, ['first', 'poll', 'create']);
+});
+
+test("a rising priority is known by its shape: another copy of the module's Urgency (a second bundle) moves up too", async () => {
+  const { time, granted, take } = budgetWith({ maxRps: 1 });
+  void take('first', 'requery', 'watch');
+  await settle();
+  let listeners: (() => void)[] = [];
+  const foreign = { value: 'watch' as Priority, onRise: (listener: () => void) => { listeners.push(listener); return () => { listeners = listeners.filter((l) => l !== listener); }; } };
+  void take('create', 'create', 'customer');
+  void take('poll', 'requery', foreign);
+  foreign.value = 'news';
+  for (const listener of listeners) listener();
+  await time.advance(2000);
+  assert.deepEqual(granted, ['first', 'poll', 'create']);
+  assert.equal(listeners.length, 0, 'the budget stops listening once the request is granted');
+});
+
+test("a flash sale's twenty thousand waiting refreshes: news still goes next, and the waiting counts stay right", async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 300 });
+  const polls = Array.from({ length: 20_000 }, () => new Urgency('watch'));
+  polls.forEach((urgency, i) => void take(`poll-${i}`, 'requery', urgency));
+  for (let i = 0; i < 500; i++) void take(`reconcile-${i}`, 'requery', 'background');
+  await settle();
+  const before = granted.length;
+  void take('callback', 'requery', 'news');
+  polls[15_000]!.raise('news');
+  await time.advance(10);
+  assert.deepEqual(granted.slice(before, before + 2), ['poll-15000', 'callback'], 'the raised poll came first, then the callback');
+  await time.advance(1000);
+  const state = budget.state();
+  assert.equal(state.waiting.news, 0);
+  assert.equal(state.waiting.watch + state.waiting.background + granted.length, 20_501, 'each request granted or still waiting, once');
+  assert.ok(granted.slice(before).every((name) => !name.startsWith('reconcile')), 'no background turn while refreshes wait');
 });
 
 test("a 429's Retry-After pauses that operation for everyone; other operations go on meanwhile", async () => {
