@@ -97,7 +97,10 @@ export interface BillCheckoutOptions {
   sse?: SseTransport;
   /** Tuning of the notice worker (lease after a crash, poll interval, backoff). */
   notice?: Pick<NoticeWorkerOptions, 'leaseMs' | 'pollIntervalMs' | 'backoff'>;
-  /** With BILL_API_SHARED_MAX_RPS: how often this instance marks itself alive and counts the others, ms (default 2 s). */
+  /**
+   * With BILL_API_SHARED_MAX_RPS: how often this instance marks itself alive and counts the others, ms;
+   * an instance silent for three of them is counted out. Default: every 0.5 s, counted out after 6 s.
+   */
   instanceBeatMs?: number;
 }
 

@@ -358,7 +358,7 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
       openStream(w);
       // #resume: polls at once while the stream is not back.
       if (!w.streaming) schedulePoll(w, 0);
-    }, backoffDelay(++w.streamFailures, 5000, 60_000));
+    }, backoffDelay(++w.streamFailures, Number(process.env.FLASH_STREAM_RETRY_MS ?? 5000), 60_000));
   }
 
   function stopPolling(w) {

@@ -1,17 +1,21 @@
 // BILL_API_SHARED_MAX_RPS: the service's whole limit, divided among the instances alive on one
 // PostgreSQL. Every `intervalMs` this instance marks itself alive in the store and counts the
-// instances marked within three beats (itself included, in one statement: StoreEvents.instanceBeat),
+// instances marked within `aliveMs` (itself included, in one statement: StoreEvents.instanceBeat),
 // then sets its budget to the limit divided by that count. A clean stop unmarks it, so the others
 // take its share at their next beat; so do they when an instance dies and its LISTEN session ends
-// with it (postgres/events.ts); one whose connections linger is counted out within three beats.
+// with it (postgres/events.ts); one whose connections linger is counted out after `aliveMs`. The
+// beat is short so that a survivor takes a killed instance's share before news queues behind it;
+// the window is long so that a live instance's stall (a pause, a slow database) never counts it out.
 // Before the first count answers, the budget holds what the client was built with (half the limit:
 // upstream/client.ts, startingShare); the app awaits the first count before it serves.
 
 export interface SharedLimitOptions {
   /** The service's whole limit, requests per second. */
   limit: number;
-  /** How often this instance marks itself alive and counts the others, ms (default 2 s). */
+  /** How often this instance marks itself alive and counts the others, ms (default 0.5 s). */
   intervalMs?: number;
+  /** An instance marked within this long counts as alive, ms (default 6 s; three beats when `intervalMs` is given). */
+  aliveMs?: number;
   /** Marks this instance alive and answers how many were marked within `withinMs` (StoreEvents.instanceBeat). */
   beat(withinMs: number): Promise<number>;
   /** Unmarks this instance (StoreEvents.instanceLeave). */
@@ -35,12 +39,14 @@ export interface SharedLimit {
   live(): number | null;
 }
 
-/** How many beats an instance may miss before it is counted out. */
+/** With a beat given: how many it may miss before it is counted out. */
 export const BEATS_ALIVE = 3;
-export const DEFAULT_BEAT_MS = 2_000;
+export const DEFAULT_BEAT_MS = 500;
+export const DEFAULT_ALIVE_MS = 6_000;
 
 export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
   const intervalMs = options.intervalMs ?? DEFAULT_BEAT_MS;
+  const aliveMs = options.aliveMs ?? (options.intervalMs !== undefined ? BEATS_ALIVE * options.intervalMs : DEFAULT_ALIVE_MS);
   const setTimer = options.setInterval ?? ((callback: () => void, ms: number) => {
     const timer = setInterval(callback, ms);
     // The beat never keeps a process alive on its own.
@@ -56,7 +62,7 @@ export function createSharedLimit(options: SharedLimitOptions): SharedLimit {
 
   async function beatOnce(): Promise<void> {
     try {
-      const count = Math.max(1, await options.beat(BEATS_ALIVE * intervalMs));
+      const count = Math.max(1, await options.beat(aliveMs));
       failing = false;
       if (stopped) return;
       live = count;

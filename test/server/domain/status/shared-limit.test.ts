@@ -65,6 +65,32 @@ describe('the beat (createSharedLimit)', () => {
   });
 });
 
+describe('the default beat', () => {
+  it('beats every 0.5 s (a survivor takes a dead share before news queues) and counts out after 6 s (a live stall is no death)', async () => {
+    let every = 0;
+    const withins: number[] = [];
+    const limit = createSharedLimit({
+      limit: 300,
+      beat: async (withinMs) => {
+        withins.push(withinMs);
+        return 1;
+      },
+      leave: async () => undefined,
+      setMaxRps: () => undefined,
+      setInterval: (_callback, ms) => {
+        every = ms;
+        return 1;
+      },
+      clearInterval: () => undefined,
+    });
+    limit.start();
+    await limit.first();
+    assert.equal(every, 500);
+    assert.deepEqual(withins, [6_000]);
+    await limit.stop();
+  });
+});
+
 describe('BILL_API_SHARED_MAX_RPS on PostgreSQL: each budget follows the live instances', () => {
   const BEAT_MS = 100;
   let cluster: PgCluster;
