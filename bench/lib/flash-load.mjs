@@ -9,7 +9,7 @@
 //   EventSource. When the stream drops before the final status (the instance died, a proxy cut it,
 //   an answer other than 200), it does what the element's StatusController does (`element`, the
 //   default): polls at once and then every 3 s, and opens the stream again after
-//   backoffDelay(failures, 5000, 60000), polling stopping at the stream's first event. With
+//   backoffDelay(failures, 1000, 60000), polling stopping at the stream's first event. With
 //   `reconnect: 'eventsource'` it does what a bare EventSource does instead: opens it again after
 //   the `retry:` the server sent, naming the last `id:` in Last-Event-ID (a 204 then means it has
 //   the final status already).
@@ -358,7 +358,7 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
       openStream(w);
       // #resume: polls at once while the stream is not back.
       if (!w.streaming) schedulePoll(w, 0);
-    }, backoffDelay(++w.streamFailures, Number(process.env.FLASH_STREAM_RETRY_MS ?? 5000), 60_000));
+    }, backoffDelay(++w.streamFailures, 1000, 60_000));
   }
 
   function stopPolling(w) {

@@ -35,7 +35,7 @@ describe('bill-checkout live status', () => {
   });
 
   it('falls back to polling at once when the stream fails, then every 3 s while pending', async () => {
-    // The stream is tried again after 3/4 of 5 s; a check at once then, every 3 s from there.
+    // The stream is tried again after 3/4 of 1 s; a check at once then, every 3 s from there.
     sinon.stub(Math, 'random').returns(0.5);
     const el = await h.mount({ 'order-id': 'order-1' });
     const es = FakeEventSource.last;
@@ -43,19 +43,16 @@ describe('bill-checkout live status', () => {
     await h.settle();
     expect(es.closed).to.equal(true);
     expect(polls(h)).to.equal(1);
-    await h.tick(2_999);
-    expect(polls(h)).to.equal(1);
-    await h.tick(1);
-    expect(polls(h)).to.equal(2);
     await h.tick(749);
+    expect(polls(h)).to.equal(1);
     expect(FakeEventSource.instances).to.have.length(1);
     await h.tick(1);
     expect(FakeEventSource.instances, 'the stream is tried again').to.have.length(2);
     // With a check at once (the fake clock runs a zero-delay timer set while it ticks 1 ms later).
     await h.tick(1);
-    expect(polls(h), 'with a check at once').to.equal(3);
+    expect(polls(h), 'with a check at once').to.equal(2);
     // The new stream has not spoken yet: polling goes on every 3 s.
-    for (let n = 4; n <= 13; n++) {
+    for (let n = 3; n <= 12; n++) {
       await h.tick(2_999);
       expect(polls(h)).to.equal(n - 1);
       await h.tick(1);
@@ -84,17 +81,17 @@ describe('bill-checkout live status', () => {
     expect(has(el, 'heading')).to.equal(false);
 
     // With random() = 0.5 each delay is 3/4 of min(30 s, 1 s · 2^(n-1)): 750, 1500, 3000…
-    // The stream is tried again 3750 ms after it failed, with a check at once (1 ms later on the
-    // fake clock, which delays a zero-delay timer set while it ticks): that cuts the third delay
-    // short, to 1501 ms, and the backoff goes on from there, the stream still silent.
-    const expected = [750, 1_500, 1_501, 6_000, 12_000, 22_500, 22_500];
+    // The stream is tried again 750 ms after it failed (3/4 of its own 1 s), just before the first
+    // check's timer, with a check at once instead (1 ms later on the fake clock, which delays a
+    // zero-delay timer set while it ticks), and the backoff goes on from there, the stream still silent.
+    const expected = [751, 1_500, 3_000, 6_000, 12_000, 22_500, 22_500];
     for (const [n, delay] of expected.entries()) {
       const before = polls(h);
       await h.tick(delay - 1);
       expect(polls(h), `not before ${delay} ms`).to.equal(before);
       await h.tick(1);
       expect(polls(h), `after ${delay} ms`).to.equal(before + 1);
-      expect(FakeEventSource.instances, `the stream tried again at the third delay only (${n})`).to.have.length(n < 2 ? 1 : 2);
+      expect(FakeEventSource.instances, `the stream tried again once, at the first check (${n})`).to.have.length(2);
     }
     expect(timeline(h.events).filter((t) => t === 'bill-error'), 'one error per outage').to.have.length(1);
     expect(has(el, 'heading')).to.equal(false);

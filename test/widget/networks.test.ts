@@ -30,7 +30,8 @@ describe('bill-checkout on changing networks', () => {
     FakeEventSource.last.fail();
     await h.settle();
     expect(polls(h)).to.equal(1);
-    await h.tick(1_000);
+    // Before the stream's own retry (half of 1 s at the soonest) and the 3 s interval.
+    await h.tick(400);
     expect(polls(h)).to.equal(1);
     h.bff.set(final(h.bff.bills.get('B1')!.view, 'paid'));
     dispatchEvent(new Event('online'));
@@ -44,7 +45,7 @@ describe('bill-checkout on changing networks', () => {
     const el = await h.mount({ 'order-id': 'order-1' });
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(1_000);
+    await h.tick(400);
     expect(polls(h)).to.equal(1);
     const streams = FakeEventSource.instances.length;
 
@@ -74,11 +75,11 @@ describe('bill-checkout on changing networks', () => {
     expect(FakeEventSource.open).to.have.length(0);
   });
 
-  it('tries the stream again after a capped backoff (5 s doubling to 60 s, half jittered) while polling', async () => {
+  it('tries the stream again after a capped backoff (1 s doubling to 60 s, half jittered) while polling', async () => {
     sinon.stub(Math, 'random').returns(0.5);
     await h.mount({ 'order-id': 'order-1' });
-    // With random() = 0.5 each delay is 3/4 of min(60 s, 5 s · 2^(n-1)).
-    const expected = [3_750, 7_500, 15_000, 30_000, 45_000, 45_000];
+    // With random() = 0.5 each delay is 3/4 of min(60 s, 1 s · 2^(n-1)).
+    const expected = [750, 1_500, 3_000, 6_000, 12_000, 24_000, 45_000, 45_000];
     for (const [n, delay] of expected.entries()) {
       FakeEventSource.last.fail();
       await h.settle();
@@ -96,18 +97,18 @@ describe('bill-checkout on changing networks', () => {
     await h.mount({ 'order-id': 'order-1' });
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(2_499);
+    await h.tick(499);
     expect(FakeEventSource.instances).to.have.length(1);
     await h.tick(1);
-    expect(FakeEventSource.instances, 'at half of 5 s').to.have.length(2);
+    expect(FakeEventSource.instances, 'at half of 1 s').to.have.length(2);
 
     random.returns(1);
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(9_999);
+    await h.tick(1_999);
     expect(FakeEventSource.instances).to.have.length(2);
     await h.tick(1);
-    expect(FakeEventSource.instances, 'at all of 10 s').to.have.length(3);
+    expect(FakeEventSource.instances, 'at all of 2 s').to.have.length(3);
   });
 
   it('stops polling when the reopened stream speaks, and backs off from the start if it fails again', async () => {
@@ -115,7 +116,7 @@ describe('bill-checkout on changing networks', () => {
     const el = await h.mount({ 'order-id': 'order-1' });
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(3_750);
+    await h.tick(750);
     expect(FakeEventSource.instances).to.have.length(2);
     const before = polls(h);
     await h.tick(3_000);
@@ -139,15 +140,15 @@ describe('bill-checkout on changing networks', () => {
     await h.mount({ 'order-id': 'order-1' });
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(3_750);
+    await h.tick(750);
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(7_500);
+    await h.tick(1_500);
     expect(FakeEventSource.instances).to.have.length(3);
     FakeEventSource.last.emit(h.bff.bills.get('B1')!.view);
     FakeEventSource.last.fail();
     await h.settle();
-    await h.tick(3_749);
+    await h.tick(749);
     expect(FakeEventSource.instances).to.have.length(3);
     await h.tick(1);
     expect(FakeEventSource.instances).to.have.length(4);

@@ -125,7 +125,7 @@ export class StatusController implements ReactiveController {
       this.#source = undefined;
       this.#streaming = false;
       this.#schedule(0);
-      this.#streamTimer = setTimeout(() => this.#resume(), backoffDelay(++this.#streamFailures, 5000, 60_000));
+      this.#streamTimer = setTimeout(() => this.#resume(), backoffDelay(++this.#streamFailures, 1000, 60_000));
     });
   }
 
