@@ -486,6 +486,10 @@ async function run(topologyOf, kind, n) {
     report(`${prefix}.stream_drops`, counts.stream_drops, 'count');
     report(`${prefix}.stream_reopens`, counts.stream_reopens, 'count');
     report(`${prefix}.polling_fallback`, counts.polling_fallback, 'count');
+    if (counts.stream_drops) {
+      report(`${prefix}.stream_retries_failed`, counts.stream_retries_failed, 'count');
+      report(`${prefix}.stream_back_within_1s_2s_4s_later`, [counts.stream_back_within_1s, counts.stream_back_within_2s, counts.stream_back_within_4s, counts.stream_back_later].join(','), 'count');
+    }
     report(`${prefix}.polls`, counts.polls, 'count');
     report(`${prefix}.poll_errors`, counts.poll_errors + counts.poll_http_errors, 'count');
     report(`${prefix}.loadgen_elu_max`, Math.max(...elu.elu), 'ratio');

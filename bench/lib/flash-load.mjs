@@ -31,6 +31,8 @@ import { delay, monoMs } from './common.mjs';
 export const COUNTERS = [
   'streams_open', 'pollers_open', 'polling_fallback', 'stream_drops', 'stream_reopens', 'stream_refused', 'stream_204',
   'polls', 'poll_errors', 'poll_http_errors', 'connect_errors', 'finals', 'finals_duplicated', 'finals_not_paid', 'open_failed',
+  // A dropped stream's tries that failed before it was back, and how long it was gone (by second).
+  'stream_retries_failed', 'stream_back_within_1s', 'stream_back_within_2s', 'stream_back_within_4s', 'stream_back_later',
 ];
 
 /** Same as widget/backoff.ts. */
@@ -318,7 +320,11 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
           // The stream is back (or opened): polling stops.
           w.streaming = true;
           w.streamFailures = 0;
-          if (w.everOpen) add('stream_reopens');
+          if (w.everOpen) {
+            add('stream_reopens');
+            const goneMs = when - w.droppedAt;
+            add(goneMs <= 1000 ? 'stream_back_within_1s' : goneMs <= 2000 ? 'stream_back_within_2s' : goneMs <= 4000 ? 'stream_back_within_4s' : 'stream_back_later');
+          }
           w.everOpen = true;
           add('streams_open');
           stopPolling(w);
@@ -341,6 +347,9 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
     if (w.streaming) {
       add('streams_open', -1);
       add('stream_drops');
+      w.droppedAt = monoMs();
+    } else if (w.everOpen) {
+      add('stream_retries_failed');
     }
     w.streaming = false;
     settleOpen(w, false);

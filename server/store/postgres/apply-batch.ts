@@ -1,7 +1,9 @@
 // Group commit of the callback path's two round trips (issue 44): the statuses one instance stores
 // in the same moment go to PostgreSQL as one call of bc_apply_statuses (one statement, one
 // transaction, so one commit and one WAL flush for all of them), and its reads of bills by
-// reference in the same moment as one SELECT … = ANY. While batches are in flight the next
+// reference, or by bill id, in the same moment as one SELECT … = ANY (a failover's reconnecting
+// watchers each read their bill at once: thousands of reads would otherwise hold every connection
+// of the pool, and the news behind them). While batches are in flight the next
 // gathers (coalesce.ts; status changes in APPLY_LANES lanes, below): alone, a change is written at once as
 // before (bc_apply_status); under load a burst costs one round trip and one commit. Durability is
 // unchanged: each caller's promise resolves after the commit of its batch, whose flush
@@ -22,6 +24,9 @@ const applyStatusCall = named('bc_apply_status', 'SELECT bill, changed, became_f
 const applyStatusesCall = named('bc_apply_statuses', 'SELECT ord, bill, changed, became_final FROM bc_apply_statuses($1::jsonb)');
 const byReferenceCall = named('bc_bill_by_merchant_reference', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE merchant_reference = $1');
 const byReferencesCall = named('bc_bills_by_merchant_references', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE merchant_reference = ANY($1::text[])');
+// The same text as bills.ts's read of one bill by id (a prepared statement's name names one text).
+const byBillIdCall = named('bc_bill_by_bill_id', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE bill_id = $1');
+const byBillIdsCall = named('bc_bills_by_bill_ids', 'SELECT to_jsonb(b) AS bill FROM bills b WHERE bill_id = ANY($1::text[])');
 
 /** The most status changes in one call, and the most bills in one read. */
 const MAX_APPLY_BATCH = 64;
@@ -48,6 +53,24 @@ export interface PgApplyBatches {
   applyStatus(item: ApplyItem): Promise<ApplyStatusResult>;
   /** A bill by merchant reference, read with the others asked for meanwhile. */
   getByReference(ref: string): Promise<StoredBill | null>;
+  /** A bill by the service's bill id, read with the others asked for meanwhile. */
+  getByBillId(billId: string): Promise<StoredBill | null>;
+}
+
+/** Reads of bills by one key, each alone when alone, together when asked for in the same moment. */
+function batchedRead(
+  pool: Pool, one: ReturnType<typeof named>, many: ReturnType<typeof named>, keyOf: (bill: StoredBill) => string | null,
+): (key: string) => Promise<StoredBill | null> {
+  return coalesce(async (keys: string[]): Promise<(StoredBill | null)[]> => {
+    const { rows } = keys.length === 1 ? await pool.query(one([keys[0]])) : await pool.query(many([[...new Set(keys)]]));
+    const found = new Map<string, StoredBill>();
+    for (const r of rows) {
+      const bill = toBill(r.bill as QueryResultRow);
+      const key = keyOf(bill);
+      if (key !== null) found.set(key, bill);
+    }
+    return keys.map((key) => found.get(key) ?? null);
+  }, MAX_READ_BATCH);
 }
 
 export function pgApplyBatches(pool: Pool): PgApplyBatches {
@@ -82,24 +105,13 @@ export function pgApplyBatches(pool: Pool): PgApplyBatches {
     }
   }, MAX_APPLY_BATCH, setImmediate, APPLY_LANES);
 
-  const read = coalesce(async (refs: string[]): Promise<(StoredBill | null)[]> => {
-    const { rows } = refs.length === 1
-      ? await pool.query(byReferenceCall([refs[0]]))
-      : await pool.query(byReferencesCall([[...new Set(refs)]]));
-    const found = new Map<string, StoredBill>();
-    for (const r of rows) {
-      const bill = toBill(r.bill as QueryResultRow);
-      found.set(bill.merchantReference, bill);
-    }
-    return refs.map((ref) => found.get(ref) ?? null);
-  }, MAX_READ_BATCH);
-
   return {
     async applyStatus(item) {
       const applied = await apply(item);
       if ('error' in applied) throw applied.error;
       return applied.result;
     },
-    getByReference: read,
+    getByReference: batchedRead(pool, byReferenceCall, byReferencesCall, (bill) => bill.merchantReference),
+    getByBillId: batchedRead(pool, byBillIdCall, byBillIdsCall, (bill) => bill.billId),
   };
 }

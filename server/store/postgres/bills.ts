@@ -142,7 +142,8 @@ export function pgBills({ pool, tx, onError }: PgContext, announce: (change: Sta
 
     // The callback's token check, one per callback: read with the others of the moment (apply-batch.ts).
     getByReference: (ref) => batches.getByReference(ref),
-    getByBillId: (billId) => billWhere(pool, 'bill_id', billId),
+    // A stream's or a poll's read, and each requery's: with the others of the moment (apply-batch.ts).
+    getByBillId: (billId) => batches.getByBillId(billId),
     getByIdempotencyKey: (key) => billWhere(pool, 'idempotency_key', key),
     findCurrentByOrderId: (orderId) => currentOf(orderId),
     async findPaidByOrderId(orderId) {

@@ -70,6 +70,22 @@ for (const [name, make] of [
       assert.equal(await store.claimRefresh('missing', T0, 0, 500), false);
     });
 
+    it('claims asked for in one moment (a failover\'s reconnecting watchers): each bill taken once, by the first to ask', async (t) => {
+      const store = await make();
+      t.after(() => store.close());
+      await store.migrate();
+      for (const id of ['M1', 'M2', 'M3']) await createdIn(store, id);
+      await store.claimRefresh('M3', T0, 0, 500);
+      const taken = await Promise.all([
+        store.claimRefresh('M1', T0 + 10, 1000, 500), store.claimRefresh('M2', T0 + 10, 1000, 500),
+        store.claimRefresh('M1', T0 + 10, 1000, 500), store.claimRefresh('M3', T0 + 10, 0, 500), store.claimRefresh('nobody', T0 + 10, 0, 500),
+      ]);
+      assert.deepEqual(taken, [true, true, false, false, false]);
+      await Promise.all([store.releaseRefresh('M1', T0 + 510), store.releaseRefresh('M2', T0 + 510), store.releaseRefresh('M3', T0 + 1)]);
+      const again = await Promise.all(['M1', 'M2', 'M3'].map((id) => store.claimRefresh(id, T0 + 20, 0, 500)));
+      assert.deepEqual(again, [true, true, false], 'released together, a stale release freeing nothing');
+    });
+
     it('runs exclusive work once at a time under one name', async (t) => {
       const store = await make();
       t.after(() => store.close());
@@ -342,6 +358,10 @@ describe('PostgreSQL store', () => {
       const read = await Promise.all([...ids.map((id) => store.getByReference(refs.get(id)!)), store.getByReference('nobody')]);
       assert.deepEqual(read.map((b) => b?.billId ?? null), [...ids, null]);
       assert.deepEqual(read.slice(0, 4).map((b) => b!.outcome), ['pending', 'paid', 'paid', 'pending']);
+      // And by bill id (a failover's reconnecting watchers), a bill asked for twice answered to both.
+      const byId = await Promise.all([...ids, 'G2', 'nobody'].map((id) => store.getByBillId(id)));
+      assert.deepEqual(byId.map((b) => b?.billId ?? null), [...ids, 'G2', null]);
+      assert.deepEqual(byId.map((b) => b?.outcome ?? null), ['pending', 'paid', 'paid', 'pending', 'paid', null]);
     } finally {
       await store.close();
     }
@@ -366,6 +386,8 @@ describe('PostgreSQL store', () => {
       const [one, none] = await Promise.all([running.getByReference(ref), running.getByReference('nobody')]);
       assert.deepEqual([one?.billId, none], ['U1', null], 'the reads by reference asked for together');
       assert.equal((await running.getByBillId('U1'))?.merchantReference, ref, 'the read by bill id');
+      const [byId, noId] = await Promise.all([running.getByBillId('U1'), running.getByBillId('nobody')]);
+      assert.deepEqual([byId?.merchantReference, noId], [ref, null], 'the reads by bill id asked for together');
       await createdIn(running, 'U2');
       await createdIn(running, 'U3');
       const [paid, , paid3] = await Promise.all(['U1', 'U2', 'U3'].map((id) =>
