@@ -489,6 +489,7 @@ async function run(topologyOf, kind, n) {
     if (counts.stream_drops) {
       report(`${prefix}.stream_retries_failed`, counts.stream_retries_failed, 'count');
       report(`${prefix}.stream_back_within_1s_2s_4s_later`, [counts.stream_back_within_1s, counts.stream_back_within_2s, counts.stream_back_within_4s, counts.stream_back_later].join(','), 'count');
+      report(`${prefix}.stream_answer_within_250ms_1s_2s_later`, [counts.stream_answer_within_250ms, counts.stream_answer_within_1s, counts.stream_answer_within_2s, counts.stream_answer_later].join(','), 'count');
     }
     report(`${prefix}.polls`, counts.polls, 'count');
     report(`${prefix}.poll_errors`, counts.poll_errors + counts.poll_http_errors, 'count');

@@ -33,6 +33,8 @@ export const COUNTERS = [
   'polls', 'poll_errors', 'poll_http_errors', 'connect_errors', 'finals', 'finals_duplicated', 'finals_not_paid', 'open_failed',
   // A dropped stream's tries that failed before it was back, and how long it was gone (by second).
   'stream_retries_failed', 'stream_back_within_1s', 'stream_back_within_2s', 'stream_back_within_4s', 'stream_back_later',
+  // And how long the try that brought it back took to its first status (the instance's answer).
+  'stream_answer_within_250ms', 'stream_answer_within_1s', 'stream_answer_within_2s', 'stream_answer_later',
 ];
 
 /** Same as widget/backoff.ts. */
@@ -257,6 +259,7 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
     if (w.done || closing) return;
     const socket = connect();
     w.sock = socket;
+    w.triedAt = monoMs();
     const last = reconnect === 'eventsource' && w.lastId !== null ? `Last-Event-ID: ${w.lastId}\r\n` : '';
     socket.write(`GET /api/bills/${w.billId}/events?token=${w.token} HTTP/1.1\r\n${hostHeader}Accept: text/event-stream\r\nCache-Control: no-cache\r\n${last}\r\n`);
     const st = { head: true, chunked: false, pending: null, text: '', ended: false };
@@ -324,6 +327,8 @@ function runWorker({ url, watchers, sources, reconnect, pollMs, openConcurrency 
             add('stream_reopens');
             const goneMs = when - w.droppedAt;
             add(goneMs <= 1000 ? 'stream_back_within_1s' : goneMs <= 2000 ? 'stream_back_within_2s' : goneMs <= 4000 ? 'stream_back_within_4s' : 'stream_back_later');
+            const answerMs = when - w.triedAt;
+            add(answerMs <= 250 ? 'stream_answer_within_250ms' : answerMs <= 1000 ? 'stream_answer_within_1s' : answerMs <= 2000 ? 'stream_answer_within_2s' : 'stream_answer_later');
           }
           w.everOpen = true;
           add('streams_open');
