@@ -95,7 +95,6 @@ export function isThrottle(status: number, retryAfterMs: number | null): boolean
 
 interface Waiter {
   operation: BillOperation;
-  priority: PriorityOf;
   since: number;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -263,7 +262,7 @@ export function createBudget(options: BudgetOptions): Budget {
           reject(signal?.reason);
         };
         const waiter: Waiter = {
-          operation, priority, since: at, resolve, reject,
+          operation, since: at, resolve, reject,
           done: () => {
             signal?.removeEventListener('abort', onAbort);
             stopRise?.();
