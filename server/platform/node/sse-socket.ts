@@ -60,6 +60,11 @@ export const nodeSse: SseTransport = (c, headers, onCancel) => {
   // Built by Hono so that it carries the headers middleware stamped on the context.
   const head = c.body(null, 200, headers);
   outgoing.writeHead(200, Object.fromEntries(head.headers));
+  // node:http keeps the head it built for as long as the response lives: a string of some forty
+  // pieces joined (about 1.2 KiB). Read once, V8 makes it one flat string (about 0.4 KiB), and an
+  // open checkout holds it until it ends (in the fan-out bench, 0.8 KiB less heap per stream).
+  const built = (outgoing as unknown as { _header?: unknown })._header;
+  if (typeof built === 'string') built.charCodeAt(0);
   outgoing.on('close', onCancel);
   return {
     sink: {
