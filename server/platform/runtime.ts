@@ -48,6 +48,8 @@ export interface ServerRuntime {
   webhookHttp: HttpClient | undefined;
   /** The signers' HMAC; undefined: crypto.subtle. */
   hmac: HmacSha256 | undefined;
+  /** The JS heap's limit, bytes (V8's `heap_size_limit`); null where the runtime does not say (Bun, Deno). */
+  heapLimitBytes: number | null;
 }
 
 interface RuntimeGlobals {

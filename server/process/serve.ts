@@ -24,6 +24,7 @@ import { metricsHandler } from '../http/routes/metrics.js';
 import { bodyLimit } from '../http/middleware/body-limit.js';
 import { pageSecurityHeaders } from '../http/middleware/security-headers.js';
 import { createLogger } from '../log.js';
+import { heapCapacityWarning } from './heap-capacity.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/open-store.js';
 import { BillApiConfigError, createBillApi, loadSigner } from '../upstream/index.js';
@@ -125,6 +126,8 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     log.warn('ORDER_TICKET_SECRET is unset: order creates without a ticket are allowed, on the embedded sandbox only ' +
       '(tickets this process mints for its own pages are checked when given); set it before using a real service');
   }
+  const heapWarning = heapCapacityWarning(runtime.heapLimitBytes, config.maxSseConnections);
+  if (heapWarning) log.warn(heapWarning);
   if (config.metricsToken !== null || config.metricsPort !== null) {
     // The process's own figures (CPU, memory, event loop lag, GC), beside the checkout's.
     collectDefaultMetrics({ register: app.metrics.registry });
@@ -169,6 +172,7 @@ export async function serveBillCheckout(options: ServeBillCheckoutOptions = {}):
     // Which SQLite the runtime gave (sqlite/driver.ts): its durability and speed differ.
     ...(store.driver === undefined ? {} : { databaseDriver: store.driver }),
     runtime: `${runtime.name} ${runtime.version}`,
+    ...(runtime.heapLimitBytes === null ? {} : { heapLimitMib: Math.floor(runtime.heapLimitBytes / 2 ** 20) }),
   });
   app.start();
 

@@ -54,5 +54,6 @@ export function bunRuntime(): ServerRuntime {
     upstreamHttp: undefined,
     webhookHttp: undefined,
     hmac: nodeHmacSha256,
+    heapLimitBytes: null,
   };
 }

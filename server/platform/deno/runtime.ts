@@ -50,5 +50,6 @@ export function denoRuntime(): ServerRuntime {
     upstreamHttp: undefined,
     webhookHttp: undefined,
     hmac: nodeHmacSha256,
+    heapLimitBytes: null,
   };
 }

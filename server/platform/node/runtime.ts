@@ -5,6 +5,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import process from 'node:process';
+import { getHeapStatistics } from 'node:v8';
 import type { ListeningServer, RuntimeOptions, ServerRuntime } from '../runtime.js';
 import { urlOf } from '../runtime.js';
 import { nodeHmacSha256 } from './hmac.js';
@@ -55,5 +56,7 @@ export function nodeRuntime(options: RuntimeOptions = {}): ServerRuntime {
     webhookHttp: nodeHttpClient({ maxBytes: 4 * 1024, overLimit: 'cut' }),
     // A few µs where crypto.subtle's thread-pool job costs about 60.
     hmac: nodeHmacSha256,
+    // Set by --max-old-space-size, else V8's default from the machine's memory.
+    heapLimitBytes: getHeapStatistics().heap_size_limit,
   };
 }
