@@ -23,9 +23,10 @@
 // default; `watcherPool` in lib/client.mjs), each reading its raw sockets with no HTTP parsing after
 // the head and no string per chunk (a Buffer.indexOf of the paid marker), and writing the chunk's
 // time to a shared array: no message per watcher. The same pool reads ours and the floor, so what it
-// costs is in both. Memory: a round of its own before the timed ones (BFF `process.memoryUsage()`
-// after two `gc()`, before opening and once every stream got its first event, delta ÷ N); the forced
-// GCs age the BFF's compiled code, so that round is not timed.
+// costs is in both. Memory: a round of its own before the timed ones, ours and then the floor's (BFF
+// `process.memoryUsage()` after two `gc()`, before opening and once every stream got its first
+// event, delta ÷ N: the floor's heap is what a connection costs node:http itself); the forced GCs age the
+// BFF's compiled code, so that round is not timed.
 // Goals: p99 at most 25 ms at 1,000 and 200 ms at 10,000; at most 32 KiB per connection.
 import process from 'node:process';
 import { goal, monoMs, pick, quantile, report } from './lib/common.mjs';
@@ -126,16 +127,21 @@ async function ours(n, measureMemory) {
   };
 }
 
-async function floor(n) {
+async function floor(n, measureMemory = false) {
+  const before = measureMemory ? await bff.call('memory') : null;
   await pool.open(n, `${bff.floorUrl}/floor`);
   while ((await bff.call('floorSize')) < n) await new Promise((resolve) => setTimeout(resolve, 5));
+  const during = measureMemory ? await bff.call('memory') : null;
   const { at, done, cpuMs, count } = await bff.call('floorBroadcast');
   if (count !== n) throw new Error(`the floor held ${count} answers, not ${n}`);
   await everyone();
   const { latencies, twice } = collect(at);
   await pool.close();
   await drained('floorSize');
-  return { latencies, twice, writeAllMs: done - at, writeCpuMs: cpuMs };
+  return {
+    latencies, twice, writeAllMs: done - at, writeCpuMs: cpuMs,
+    perConn: before && during ? { heap: (during.heapUsed - before.heapUsed) / n } : null,
+  };
 }
 
 try {
@@ -147,7 +153,7 @@ try {
     // Memory has a round of its own: the gc() around its readings would also age the BFF's
     // compiled code, and the next payment would then pay for recompiling it.
     const { perConn } = await ours(n, true);
-    await floor(n);
+    const { perConn: floorPerConn } = await floor(n, true);
     for (let r = 0; r < rounds; r++) {
       // Alternate which goes first so a drift of the machine hits both.
       const order = r % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours'];
@@ -195,6 +201,9 @@ try {
     report(`fanout.n${n}.rss_per_conn_kib`, perConn.rss / 1024, 'KiB');
     report(`fanout.n${n}.heap_per_conn_kib`, perConn.heap / 1024, 'KiB');
     report(`fanout.n${n}.external_per_conn_kib`, perConn.external / 1024, 'KiB');
+    // Its heap only: the floor opens on pages ours' round already mapped, so its RSS hardly moves.
+    report(`fanout.n${n}.floor_heap_per_conn_kib`, floorPerConn.heap / 1024, 'KiB');
+    report(`fanout.n${n}.heap_per_conn_ratio`, perConn.heap / floorPerConn.heap, 'ratio');
     goal(`fanout.n${n}.p99_ms`, p99 <= goalMs, goalMs, 'ms');
     goal(`fanout.n${n}.rss_per_conn_kib`, perConn.rss / 1024 <= 32, 32, 'KiB');
   }

@@ -6,6 +6,7 @@ import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import process from 'node:process';
+import { getHeapStatistics } from 'node:v8';
 import { Hono } from 'hono';
 import { startBff } from './bff.mjs';
 import { listen } from './listen.mjs';
@@ -96,7 +97,7 @@ const commands = {
   memory() {
     globalThis.gc?.();
     globalThis.gc?.();
-    return process.memoryUsage();
+    return { ...process.memoryUsage(), heapLimit: getHeapStatistics().heap_size_limit };
   },
   floorSetup({ headers, first }) {
     floorHeaders = headers.flat();

@@ -357,7 +357,7 @@ function startCluster(settings) {
  * - widenPorts: widen the ephemeral port range (default: for 'pair'; it is the whole network
  *   namespace's setting, put back by close() or at exit).
  */
-export async function startTopology({ kind = 'single', env = {}, sandboxFaults = {}, callbackRetryDelayMs = 1000, nofile = 200_000, widenPorts = kind === 'pair', budgetSplit = kind === 'pair' ? 'shared' : 'share', nginxTemplate = NGINX_TEMPLATE } = {}) {
+export async function startTopology({ kind = 'single', env = {}, sandboxFaults = {}, callbackRetryDelayMs = 1000, nofile = 200_000, widenPorts = kind === 'pair', budgetSplit = kind === 'pair' ? 'shared' : 'share', nginxTemplate = NGINX_TEMPLATE, nodeFlags = [] } = {}) {
   if (kind !== 'single' && kind !== 'pair') throw new Error(`startTopology: kind must be 'single' or 'pair', got ${kind}`);
   const cleanups = [];
   // Run at process exit too (a bench that throws or calls process.exit), synchronously.
@@ -445,7 +445,7 @@ export async function startTopology({ kind = 'single', env = {}, sandboxFaults =
 
     for (let i = 0; i < count; i++) {
       // One after the other: the second finds the schema migrated.
-      const bff = await spawnBff({ upstreamUrl: sandbox.url, env: bffEnv });
+      const bff = await spawnBff({ upstreamUrl: sandbox.url, env: bffEnv, nodeFlags });
       const inst = {
         pid: bff.pid,
         url: bff.url,

@@ -5,12 +5,12 @@ import { commandCaller } from './ipc.mjs';
 
 const child = fileURLToPath(new URL('./bff-child.mjs', import.meta.url));
 
-/** setup: { upstreamUrl, env?, bare?, floor? }. Resolves once the child listens. */
+/** setup: { upstreamUrl, env?, bare?, floor?, nodeFlags? (the BFF's Node options, e.g. --max-old-space-size=640) }. Resolves once the child listens. */
 export function spawnBff(setup) {
   const proc = fork(child, [], {
     // BENCH_CPU_PROF=DIR writes .cpuprofile files of the BFF there (for when a figure misses its
     // goal): the whole process, and the phases a bench asks for (the `profile` command).
-    execArgv: ['--expose-gc', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: ['--expose-gc', ...(setup.nodeFlags ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     env: { ...process.env, BENCH_BFF: JSON.stringify(setup) },
     // The BFF's info logs go nowhere, as they would to a log shipper; its errors show.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
