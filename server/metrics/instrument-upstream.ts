@@ -73,6 +73,7 @@ export function instrumentUpstream(api: BillApi, options: InstrumentedUpstreamOp
       requeryBill: timed('requery', api.requeryBill.bind(api)),
       cancelBill: timed('cancel', api.cancelBill.bind(api)),
       bindCustomer: timed('bind', api.bindCustomer.bind(api)),
+      ...(api.reserveTurn ? { reserveTurn: api.reserveTurn.bind(api) } : {}),
       ...(api.budget ? { budget: api.budget } : {}),
       ...(api.clock ? { clock: api.clock } : {}),
     },

@@ -9,7 +9,7 @@ import type { BillOperation } from './errors.js';
 import { priorityNow, type Priority, type PriorityOf } from './priority.js';
 import { burstOf, loweredRate, raisedRate, refilled, untilToken, WINDOW_MS } from './rate-rules.js';
 import { createSendWindow } from './send-window.js';
-import { bucketReadyAt, newBucket, type Bucket } from './token-bucket.js';
+import { bucketBurst, bucketReadyAt, newBucket, type Bucket } from './token-bucket.js';
 import { createWaitQueue, type Ticket } from './wait-queue.js';
 
 export { PRIORITIES, moreUrgent, priorityNow, Urgency, type Priority, type PriorityOf, type Rising } from './priority.js';
@@ -53,6 +53,17 @@ export interface BudgetState {
   paused: Partial<Record<BillOperation, number>>;
 }
 
+/**
+ * A turn granted before its call is made (Budget.reserve): a caller that has work to do between its
+ * turn and its request (a claim in the store) waits first, light, and holds nothing while it waits.
+ * The call it is handed to sends without waiting again; a turn no call used is given back.
+ */
+export interface Turn {
+  readonly operation: BillOperation;
+  /** Gives the turn back if no call used it: its token goes to the next request waiting. */
+  release(): void;
+}
+
 export interface Budget {
   /**
    * Resolves when a request of `operation` may be sent; a waiting request becomes more urgent when
@@ -60,6 +71,10 @@ export interface Budget {
    * would pass `maxWaitMs`.
    */
   take(operation: BillOperation, priority: PriorityOf, options?: TakeOptions): Promise<void>;
+  /** The same wait as `take`, for a turn handed to the call later (CallOptions.turn). */
+  reserve(operation: BillOperation, priority: PriorityOf, options?: TakeOptions): Promise<Turn>;
+  /** Whether `turn` is this budget's, of `operation`'s endpoint and unused; if so it is used now. */
+  redeem(turn: Turn, operation: BillOperation): boolean;
   /**
    * What the service answered a request: a 429, or a 503 with Retry-After, is a refusal for load:
    * the operation pauses for everyone until the Retry-After and the rate is halved.
@@ -147,6 +162,7 @@ export function createBudget(options: BudgetOptions): Budget {
   }
   let timer: unknown = null;
   let timerAt = Infinity;
+  const turns = new WeakMap<Turn, { used: boolean }>();
 
   function burst(rate: number): number {
     return burstOf(rate, burstShare);
@@ -198,6 +214,16 @@ export function createBudget(options: BudgetOptions): Budget {
     waiter.resolve();
   }
 
+  /** The tokens of a grant that sent nothing, back (the send window keeps counting it: a small overestimate). */
+  function giveBack(operation: BillOperation): void {
+    const at = now();
+    refill(at);
+    tokens = Math.min(tokens + 1, burst(rps));
+    const bucket = buckets.get(endpointOf(operation));
+    if (bucket) bucket.tokens = Math.min(bucket.tokens + 1, bucketBurst(bucket.rps));
+    if (waiters.size > 0) dispatch();
+  }
+
   /** When an endpoint may go: after its pause, and when its own limit lets it (`at` when now). */
   const endpointReadyAt = (at: number) => (endpoint: BillOperation) =>
     Math.max(pausedUntil(endpoint, at), operationReadyAt(endpoint, at));
@@ -238,7 +264,7 @@ export function createBudget(options: BudgetOptions): Budget {
     }, Math.max(0, at - now()));
   }
 
-  return {
+  const budget: Budget = {
     take(operation, priority, takeOptions = {}) {
       const { signal } = takeOptions;
       if (signal?.aborted) return Promise.reject(signal.reason);
@@ -332,8 +358,32 @@ export function createBudget(options: BudgetOptions): Budget {
       if (waiters.size > 0) dispatch();
     },
 
+    reserve(operation, priority, takeOptions) {
+      return budget.take(operation, priority, takeOptions).then(() => {
+        const state = { used: false };
+        const turn: Turn = {
+          operation,
+          release() {
+            if (state.used) return;
+            state.used = true;
+            giveBack(operation);
+          },
+        };
+        turns.set(turn, state);
+        return turn;
+      });
+    },
+
+    redeem(turn, operation) {
+      const state = turns.get(turn);
+      if (!state || state.used || endpointOf(turn.operation) !== endpointOf(operation)) return false;
+      state.used = true;
+      return true;
+    },
+
     observe(observer) {
       observers.push(observer);
     },
   };
+  return budget;
 }

@@ -5,10 +5,10 @@ import {
   BillApiConfigError, BillApiHttpError, BillApiRejectedError, BillApiResponseError, type BillApiError, type BillOperation,
 } from './errors.js';
 import { createdAnswerSchema, expiredOnProblem, issuePath, listResultSchema, statusRecordSchema } from './schemas.js';
-import { createBudget, priorityNow, type Budget } from './budget.js';
+import { createBudget, priorityNow, type Budget, type PriorityOf, type Turn } from './budget.js';
 import { createServiceClock, type ClockContradiction, type ServiceClock } from './service-clock.js';
 import { sha256Hex } from './signing-keys.js';
-import { createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
+import { budgetWait, createTransport, defaultSleep, type Answer, type RequestSpec } from './transport.js';
 import type {
   BillApi, BindCustomerInput, BindCustomerResult, CallOptions, CreateBillInput, CreatedBill, HttpClient, ListBillsInput,
   ListBillsResult, Signer, StatusRecord, UpstreamConfig,
@@ -106,16 +106,18 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
     baseBackoffMs: options.baseBackoffMs ?? 250,
     maxBackoffMs: options.maxBackoffMs ?? 4000,
   });
-  /** The request with the caller's turn in the budget. */
-  const send = (spec: Omit<RequestSpec, 'priority' | 'maxWaitMs'>, call?: CallOptions): Promise<Answer> => {
+  /** Who waits on a call, and how long it may wait for its turn. */
+  const turnOf = (call?: CallOptions): { priority: PriorityOf; maxWaitMs: number } => {
     const priority = call?.priority ?? 'customer';
     // Someone waits on news and customer calls (a callback's sender, a customer): a turn that would
     // take longer than a timeout fails like one, and they try again. A refresh or the reconciler
     // waits up to a minute (the longest pause obeyed): what it would learn later is asked again anyway.
     const urgent = ['news', 'customer'].includes(priorityNow(priority));
-    const maxWaitMs = call?.maxWaitMs ?? (urgent ? config.timeoutMs : 60_000);
-    return transport({ ...spec, priority, maxWaitMs }, call?.signal);
+    return { priority, maxWaitMs: call?.maxWaitMs ?? (urgent ? config.timeoutMs : 60_000) };
   };
+  /** The request with the caller's turn in the budget. */
+  const send = (spec: Omit<RequestSpec, 'priority' | 'maxWaitMs'>, call?: CallOptions): Promise<Answer> =>
+    transport({ ...spec, ...turnOf(call), ...(call?.turn ? { turn: call.turn } : {}) }, call?.signal);
   // The size our own list requests ask for: BILL_PAGE_SIZE, halved (and kept so) whenever the
   // service refuses a page of it, since a maximum page size is one more thing the spec does not show.
   let pageSize = Math.max(1, config.pageSize);
@@ -170,6 +172,10 @@ export function createBillApi(config: UpstreamConfig, options: BillApiOptions): 
   return {
     budget,
     clock,
+    reserveTurn(operation: BillOperation, callOptions?: CallOptions): Promise<Turn> {
+      const { priority, maxWaitMs } = turnOf(callOptions);
+      return budgetWait({ operation, maxWaitMs }, callOptions?.signal, (takeOptions) => budget.reserve(operation, priority, takeOptions));
+    },
     async createBill(input: CreateBillInput, callOptions?: CallOptions): Promise<CreatedBill> {
       let body = `{"amount":${amountLiteral(input.amount)}`;
       if (input.merchantReference !== undefined) body += `,"merchantReference":${JSON.stringify(input.merchantReference)}`;

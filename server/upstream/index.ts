@@ -1,4 +1,4 @@
-export { createBudget, BudgetExhaustedError, PRIORITIES, Urgency, type Budget, type BudgetOptions, type BudgetState, type Priority, type PriorityOf } from './budget.js';
+export { createBudget, BudgetExhaustedError, PRIORITIES, Urgency, type Budget, type BudgetOptions, type BudgetState, type Priority, type PriorityOf, type Turn } from './budget.js';
 export { createBillApi, type BillApiOptions } from './client.js';
 export {
   BillApiAbortError, BillApiAuthError, BillApiConfigError, BillApiError, BillApiHttpError, BillApiNetworkError, BillApiRejectedError,

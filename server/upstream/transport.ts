@@ -5,7 +5,7 @@ import type { UpstreamConfig } from './types.js';
 import {
   BillApiError, BillApiNetworkError, BillApiThrottledError, BillApiTimeoutError, type BillOperation,
 } from './errors.js';
-import { BudgetExhaustedError, type Budget, type PriorityOf } from './budget.js';
+import { BudgetExhaustedError, type Budget, type PriorityOf, type TakeOptions, type Turn } from './budget.js';
 import { classifyContext, classifyResponse, retryAfterMs, type Answer as Classified, type Attempt } from './classify-response.js';
 import { abortError, networkReason, signerFailed, signerValue, timedOut, undecodable, unreachable } from './exchange-errors.js';
 import { label } from './service-text.js';
@@ -61,6 +61,8 @@ export interface RequestSpec {
   maxWaitMs?: number;
   /** The call's id for the signer (SignInput.requestId); default: a fresh one for this call. */
   requestId?: string;
+  /** A turn reserved ahead (Budget.reserve): the first attempt sends on it without waiting. */
+  turn?: Turn;
 }
 
 /** One exchange's signal: aborted after `timeoutMs` (then `timedOut()`) or with the caller's; `end()` when it is over. */
@@ -96,6 +98,29 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * A wait in the budget for `spec` (its longest wait, the caller's signal): one it cannot have
+ * becomes BillApiThrottledError, an abort the caller's BillApiAbortError.
+ */
+export async function budgetWait<T>(
+  spec: Pick<RequestSpec, 'operation' | 'maxWaitMs'>, callerSignal: AbortSignal | undefined, wait: (options: TakeOptions) => Promise<T>,
+): Promise<T> {
+  try {
+    return await wait({
+      ...(callerSignal ? { signal: callerSignal } : {}),
+      ...(spec.maxWaitMs !== undefined ? { maxWaitMs: spec.maxWaitMs } : {}),
+    });
+  } catch (error) {
+    if (error instanceof BudgetExhaustedError) {
+      throw new BillApiThrottledError(error.message, {
+        operation: spec.operation, retryable: true, retryAfterMs: error.retryAfterMs,
+      });
+    }
+    if (callerSignal?.aborted) throw abortError(spec.operation, false, error);
+    throw error;
+  }
 }
 
 export function createTransport(config: UpstreamConfig, options: TransportOptions) {
@@ -198,23 +223,9 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     }
   }
 
-  /** Waits for the budget's turn; a wait it cannot have becomes BillApiThrottledError. */
-  async function turn(spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<void> {
-    try {
-      await options.budget.take(spec.operation, spec.priority ?? 'customer', {
-        ...(callerSignal ? { signal: callerSignal } : {}),
-        ...(spec.maxWaitMs !== undefined ? { maxWaitMs: spec.maxWaitMs } : {}),
-      });
-    } catch (error) {
-      if (error instanceof BudgetExhaustedError) {
-        throw new BillApiThrottledError(error.message, {
-          operation: spec.operation, retryable: true, retryAfterMs: error.retryAfterMs,
-        });
-      }
-      if (callerSignal?.aborted) throw abortError(spec.operation, false, error);
-      throw error;
-    }
-  }
+  /** Waits for the budget's turn. */
+  const turn = (spec: RequestSpec, callerSignal: AbortSignal | undefined): Promise<void> =>
+    budgetWait(spec, callerSignal, (takeOptions) => options.budget.take(spec.operation, spec.priority ?? 'customer', takeOptions));
 
   /**
    * Sends `spec` in its turn, retrying transient failures when `spec.retry`; resolves with an ok
@@ -226,7 +237,8 @@ export function createTransport(config: UpstreamConfig, options: TransportOption
     // One id for the call, whatever its attempts: the service may deduplicate by it.
     const requestId = spec.requestId ?? randomHex();
     for (let n = 0; ; n++) {
-      await turn(spec, callerSignal);
+      // A turn reserved ahead is the first attempt's; a retry waits for its own.
+      if (!(n === 0 && spec.turn && options.budget.redeem(spec.turn, spec.operation))) await turn(spec, callerSignal);
       const result = await attempt(spec, callerSignal, requestId);
       if (result.ok) return result.answer;
       const { error } = result;

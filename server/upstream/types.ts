@@ -3,7 +3,7 @@
 
 import type { BillOperation } from './errors.js';
 import type { ServiceBillRecord } from '../../contract/admin.js';
-import type { Budget, PriorityOf } from './budget.js';
+import type { Budget, PriorityOf, Turn } from './budget.js';
 import type { ServiceClock } from './service-clock.js';
 
 export type { ClockContradiction, CreateExchange, CreatedTiming, ExpirySource, RecordCheck } from './service-clock.js';
@@ -197,6 +197,8 @@ export interface CallOptions {
   priority?: PriorityOf;
   /** The longest wait for a turn before BillApiThrottledError, ms (default BILL_API_TIMEOUT_MS for `news` and `customer`, else 60 s). */
   maxWaitMs?: number;
+  /** A turn reserved for this call (BillApi.reserveTurn): its first attempt sends without waiting again. */
+  turn?: Turn;
 }
 
 /** The typed client of the service: one method per operation. */
@@ -208,6 +210,12 @@ export interface BillApi {
   requeryBill(billId: string, options?: CallOptions): Promise<StatusRecord>;
   cancelBill(billId: string, options?: CallOptions): Promise<void>;
   bindCustomer(input: BindCustomerInput, options?: CallOptions): Promise<BindCustomerResult>;
+  /**
+   * Waits for a turn of `operation` in the budget, with the call's priority and longest wait, to hand
+   * to the call later (`turn`); fails as the call would (BillApiThrottledError). Give back a turn that
+   * no call used (`release`). Absent in test doubles.
+   */
+  reserveTurn?(operation: BillOperation, options?: CallOptions): Promise<Turn>;
   /** The budget every call takes its turn in (absent in test doubles). */
   readonly budget?: Budget;
   /** The service's clock as estimated from its answers (absent in test doubles). */

@@ -4,6 +4,7 @@
 import type { Logger } from '../../log.js';
 import type { StoredBill } from '../../store/types.js';
 import { BillApiRejectedError } from '../../upstream/errors.js';
+import type { Turn } from '../../upstream/budget.js';
 import type { PriorityOf } from '../../upstream/priority.js';
 import type { BillApi, StatusRecord } from '../../upstream/types.js';
 import type { Alerts } from '../alerts.js';
@@ -31,12 +32,12 @@ export function isNotFound(error: unknown, notFoundCodes: readonly number[]): bo
  * `failed` (no answer), `mismatch` (an answer about another bill), `not_found` (the service does not know it).
  */
 export async function askService(
-  bill: StoredBill & { billId: string }, retry: boolean, priority: PriorityOf, deps: AskDeps,
+  bill: StoredBill & { billId: string }, retry: boolean, priority: PriorityOf, deps: AskDeps, turn?: Turn,
 ): Promise<StatusRecord | 'failed' | 'mismatch' | 'not_found'> {
   const billId = bill.billId;
   let record: StatusRecord;
   try {
-    record = await deps.upstream.requeryBill(billId, { retry, priority });
+    record = await deps.upstream.requeryBill(billId, { retry, priority, ...(turn ? { turn } : {}) });
   } catch (error) {
     if (isNotFound(error, deps.notFoundCodes ?? [])) {
       deps.log.warn('requery: the service does not know this bill', { billId, error });

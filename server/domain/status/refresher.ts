@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { StoreUnavailableError } from '../../store/errors.js';
 import type { ApplyStatusResult, BillStore, ClaimStore, NoticeChannel, RequeryReason, StoredBill } from '../../store/types.js';
-import { Urgency, type Priority } from '../../upstream/budget.js';
+import { Urgency, type Priority, type Turn } from '../../upstream/budget.js';
 import type { BillApi } from '../../upstream/types.js';
 import { askService, cancelOverdue, isFresh, type AskDeps } from './ask-service.js';
 import { cachedBill, createBillCache } from './bill-cache.js';
@@ -178,26 +178,44 @@ export function createRefresher(options: RefresherOptions): Refresher {
     if (!askable(bill)) return { bill, confirmed: false };
     const priority = flight.urgency;
     if (maxAgeMs === 'news') return requeryClaimed(billId, bill, retry, reason, priority);
-    const at = now();
-    if (!(await store.claimRefresh(billId, at, maxAgeMs, leaseMs))) return { bill, confirmed: false };
+    // The turn in the budget first, then the claim: a refresh waiting for its turn (up to a minute
+    // at the service's limit, for thousands of streams opened at once) holds no claim meanwhile, and
+    // waits as one small promise rather than a whole requery's calls. A claim lost gives the turn back.
+    let turn: Turn | undefined;
+    if (upstream.reserveTurn) {
+      try {
+        turn = await upstream.reserveTurn('requery', { retry, priority });
+      } catch (error) {
+        log.warn('requery failed; serving the stored status', { billId, error });
+        return unanswered(billId, bill, reason, 'failed');
+      }
+    }
     try {
-      return await requeryClaimed(billId, bill, retry, reason, priority);
+      const at = now();
+      if (!(await store.claimRefresh(billId, at, maxAgeMs, leaseMs))) return { bill, confirmed: false };
+      try {
+        return await requeryClaimed(billId, bill, retry, reason, priority, turn);
+      } finally {
+        await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
+      }
     } finally {
-      await store.releaseRefresh(billId, at + leaseMs).catch(() => undefined);
+      turn?.release();
     }
   }
 
-  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: Urgency): Promise<Refreshed> {
+  /** No answer to apply: counted as a check, so that a failing service is not asked again on every read. */
+  async function unanswered(billId: string, bill: StoredBill, reason: RequeryReason, outcome: 'failed' | 'mismatch'): Promise<Refreshed> {
+    onRequery(reason, outcome);
+    await store.touchChecked(billId, now()).catch(() => undefined);
+    cache.forget(billId);
+    return { bill, confirmed: false };
+  }
+
+  async function requeryClaimed(billId: string, bill: StoredBill, retry: boolean, reason: RequeryReason, priority: Urgency, turn?: Turn): Promise<Refreshed> {
     const known = bill as StoredBill & { billId: string };
-    const answer = await askService(known, retry, priority, asking);
+    const answer = await askService(known, retry, priority, asking, turn);
     if (answer === 'not_found' && now() - bill.createdAt >= LOST_AFTER_MS) return lost(known);
-    if (typeof answer === 'string') {
-      onRequery(reason, answer === 'not_found' ? 'failed' : answer);
-      // Counts as a check so that a failing service is not asked again on every read.
-      await store.touchChecked(billId, now()).catch(() => undefined);
-      cache.forget(billId);
-      return { bill, confirmed: false };
-    }
+    if (typeof answer === 'string') return unanswered(billId, bill, reason, answer === 'not_found' ? 'failed' : answer);
     let record = answer;
     // A bill in-between (paid, being confirmed) is never withdrawn: only the service ends it.
     if (outcomeOf(record, config.statuses) === 'pending' && !isProcessing(record, config.statuses.processing) && overdue(bill, time, config.expiryGraceMs)) {

@@ -384,3 +384,58 @@ test('learned limit: 60 bills polled once a second toward an unknown limit of 10
   assert.ok(paidShownAfter <= 3000, `news waited ${paidShownAfter} ms`);
   assert.ok(attempts >= 90, `the rate was learned, not given up: ${attempts} attempts`);
 });
+
+test('a turn reserved ahead: the call it is handed to goes once on it; one given back goes to the next waiting', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 10 });
+  // The burst (one) is taken: the reservation waits its turn like any request, by its priority.
+  await take('first', 'requery', 'customer');
+  const reserving = budget.reserve('requery', 'watch');
+  void take('behind', 'requery', 'background');
+  await time.advance(100);
+  const turn = await reserving;
+  assert.deepEqual(granted, ['first'], 'the background request still waits behind the reserved one');
+  // Used once, by a call of the same endpoint; not by another endpoint, nor a second time.
+  assert.equal(budget.redeem(turn, 'cancel'), false);
+  assert.equal(budget.redeem(turn, 'requery'), true);
+  assert.equal(budget.redeem(turn, 'requery'), false);
+  turn.release(); // used: nothing to give back
+  assert.deepEqual(granted, ['first']);
+
+  // A reserved turn not used (its claim lost) is given back: the next waiting request goes at once.
+  await time.advance(100);
+  assert.deepEqual(granted, ['first', 'behind']);
+  const unused = budget.reserve('requery', 'watch');
+  void take('later', 'requery', 'background');
+  await time.advance(100);
+  const back = await unused;
+  assert.deepEqual(granted, ['first', 'behind']);
+  back.release();
+  await settle();
+  assert.deepEqual(granted, ['first', 'behind', 'later'], 'granted with the token given back, before its own would come');
+  back.release();
+  assert.equal(budget.redeem(back, 'requery'), false, 'a turn given back is no turn');
+
+  // A turn of another budget, or a look-alike, is none of this one's.
+  const other = budgetWith({ maxRps: 10 }).budget;
+  const foreign = await other.reserve('requery', 'watch');
+  assert.equal(budget.redeem(foreign, 'requery'), false);
+  assert.equal(budget.redeem({ operation: 'requery', release() {} }, 'requery'), false);
+});
+
+test('a reservation waits like a take: refused past its longest wait, and raised by its Urgency', async () => {
+  const { time, budget, granted, take } = budgetWith({ maxRps: 1 });
+  await take('burst', 'requery', 'customer');
+  for (let i = 0; i < 3; i++) void take(`w${i}`, 'requery', 'watch');
+  const urgency = new Urgency('watch');
+  let reserved = false;
+  void budget.reserve('requery', urgency).then(() => {
+    reserved = true;
+  });
+  const refused = assert.rejects(budget.reserve('requery', 'background', { maxWaitMs: 500 }), BudgetExhaustedError);
+  await time.advance(600);
+  await refused;
+  urgency.raise('news');
+  await time.advance(1000);
+  assert.equal(reserved, true);
+  assert.deepEqual(granted, ['burst'], 'the raised reservation went before the three watchers that came first');
+});

@@ -109,6 +109,31 @@ for (const [via, fetchImpl] of [['fetch', undefined], ['node:http', nodeHttpClie
     assert.equal(calls, 3);
   });
 
+  test(`a call handed a reserved turn sends its first attempt on it; a retry, or a second call, waits for its own (${via})`, async (t) => {
+    let calls = 0;
+    const app: App = new Hono();
+    // The second request of all is refused with a 503: the call that meets it retries.
+    app.get('/v1/bill/requery', (c) => (++calls === 2 ? c.json({ code: 1500, message: 'busy', data: null }, 503) : c.json(ok(RECORD))));
+    const budget = createBudget({ maxRps: null });
+    let grants = 0;
+    budget.observe({ granted: () => void grants++, throttled: () => undefined });
+    const { api } = client(await listen(t, app), { BILL_API_RETRIES: '2' }, { budget });
+
+    const turn = await api.reserveTurn!('requery', { priority: 'watch' });
+    assert.equal(grants, 1);
+    assert.equal((await api.requeryBill('B1', { priority: 'watch', turn })).billId, 'B1');
+    assert.equal(calls, 1);
+    assert.equal(grants, 1, 'sent on the reserved turn: no second grant');
+    // Used: handed to another call, it is no turn (that call waits for its own); its retry too.
+    assert.equal((await api.requeryBill('B1', { priority: 'watch', turn })).billId, 'B1');
+    assert.equal(calls, 3);
+    assert.equal(grants, 3, 'the second call took a turn, and its retry another');
+    // A turn the call could not wait for fails as the call would.
+    budget.answered('requery', 429, 5_000);
+    const refused = await rejectsWith(api.reserveTurn!('requery', { priority: 'customer', maxWaitMs: 1000 }), BillApiThrottledError);
+    assert.equal(refused.operation, 'requery');
+  });
+
   test(`news retries a 429 in its turn, after the pause the service asked for (${via})`, async (t) => {
     let calls = 0;
     const app: App = new Hono();

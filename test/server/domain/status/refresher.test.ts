@@ -13,7 +13,8 @@ import { createHub } from '../../../../server/domain/status/hub.js';
 import { createRefresher } from '../../../../server/domain/status/refresher.js';
 import { createSqliteStore } from '../../../../server/store/sqlite/store.js';
 import { BillApiNetworkError } from '../../../../server/upstream/errors.js';
-import type { BillApi, StatusRecord } from '../../../../server/upstream/types.js';
+import type { Turn } from '../../../../server/upstream/budget.js';
+import type { BillApi, CallOptions, StatusRecord } from '../../../../server/upstream/types.js';
 import type { BillView } from '../../../../contract/bill-view.js';
 
 const PENDING = { status: 1, statusName: 'Pending Payment', isFinal: false };
@@ -163,4 +164,48 @@ test('past expiredOn a pending bill keeps being requeried; after the grace the B
   assert.equal(bill.isFinal, true);
   assert.equal(finals(), 1);
   assert.equal((await store.getByBillId('B1'))!.outcome, 'cancelled');
+});
+
+test('a refresh waits for its turn before it claims the bill: it holds no claim meanwhile, and a claim lost gives the turn back', async (t) => {
+  const { store, clock, settle } = await setup(t);
+  const config = loadConfig({ REFRESH_WINDOW_MS: '2000' });
+  /** Turns the budget has yet to grant, in the order asked; what each call was sent on. */
+  const turns: { grant: (turn: Turn) => void }[] = [];
+  const sentOn: (Turn | undefined)[] = [];
+  const released: string[] = [];
+  const turnNamed = (name: string): Turn => ({ operation: 'requery', release: () => void released.push(name) });
+  const upstream = {
+    reserveTurn: () => new Promise<Turn>((grant) => turns.push({ grant })),
+    requeryBill: async (billId: string, options?: CallOptions): Promise<StatusRecord> => {
+      sentOn.push(options?.turn);
+      return { billId, merchantReference: 'bc_1', requestReference: null, paymentReference: null, billAmount: '5', currency: 'USD', dateTime: clock.now(), ...PENDING };
+    },
+    cancelBill: async () => undefined,
+  } as unknown as BillApi;
+  const instance = () => createRefresher({
+    store, upstream, config, hub: createHub(), alerts: createAlerts(silentLogger), channels: ['hook'], onBecameFinal: () => undefined, now: clock.now, log: silentLogger,
+  });
+  const streams = instance();
+  const polls = instance();
+  clock.advance(5_000);
+
+  // A stream opened: its refresh waits for its turn, and has claimed nothing.
+  streams.refreshBehind((await store.getByBillId('B1'))!, 'stream');
+  await settle();
+  assert.equal(turns.length, 1);
+  // So another instance's poll of the bill requeries it meanwhile, on its own turn.
+  const polled = polls.read('B1');
+  await settle();
+  assert.equal(turns.length, 2);
+  const pollTurn = turnNamed('poll');
+  turns[1]!.grant(pollTurn);
+  assert.equal((await polled)?.confirmed, true);
+  assert.deepEqual(sentOn, [pollTurn], 'the poll was sent on the turn it waited for');
+
+  // The stream's turn comes: the bill was checked just now, so its claim is lost and its turn
+  // goes back to the budget unused; nothing more is sent.
+  turns[0]!.grant(turnNamed('stream'));
+  await streams.idle();
+  assert.deepEqual(sentOn, [pollTurn]);
+  assert.deepEqual(released, ['poll', 'stream'], 'each turn released once its call is done (a used one gives nothing back)');
 });
