@@ -94,6 +94,7 @@ const commands = {
     writeFileSync(file, JSON.stringify(profile));
     return file;
   },
+  heapLimit: () => ({ heapLimit: getHeapStatistics().heap_size_limit }),
   memory() {
     globalThis.gc?.();
     globalThis.gc?.();

@@ -5,9 +5,10 @@
 
 /**
  * The live heap an open checkout holds (its socket, request, response, subscription, bill and the
- * requery its opening queued), bytes: 15.8 KiB each at 19,000 open (`npm run bench -- flash-sale`).
+ * requery its opening queued), bytes: 12.0–12.5 KiB each from 10,000 to 19,000 open
+ * (`node bench/flash-sale.mjs --live-heap`), and a little more.
  */
-export const HEAP_PER_STREAM_BYTES = 16 * 1024;
+export const HEAP_PER_STREAM_BYTES = 13 * 1024;
 /** What the heap needs besides the streams (code, caches, a sale's requests in flight), bytes. */
 export const HEAP_BASE_BYTES = 64 * 1024 * 1024;
 /** The share of the heap's limit the streams may fill: V8 collects ever more often as the heap nears it. */
