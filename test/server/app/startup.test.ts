@@ -176,7 +176,7 @@ test('on the embedded sandbox: one warning line, tickets minted for the demo and
 });
 
 test('a heap too small for MAX_SSE_CONNECTIONS is said at start, with both ways out; a cap it holds is not', async (t) => {
-  // 64 MiB of old space: with the young generation Node 20 adds (16 MiB) or Node 24 (192 MiB), the
+  // 64 MiB of old space: with the young generation Node 20 adds (48 MiB) or Node 24 (192 MiB), the
   // heap holds far fewer open checkouts than the default cap of 20,000.
   const small = await embedded(t, { NODE_OPTIONS: '--max-old-space-size=64' });
   const lines = small.child.output().split('\n').filter((l) => l.includes('MAX_SSE_CONNECTIONS is 20000'));
