@@ -98,7 +98,7 @@ const commands = {
   memory() {
     globalThis.gc?.();
     globalThis.gc?.();
-    return { ...process.memoryUsage(), heapLimit: getHeapStatistics().heap_size_limit };
+    return { ...process.memoryUsage(), ...commands.heapLimit() };
   },
   floorSetup({ headers, first }) {
     floorHeaders = headers.flat();
