@@ -35,6 +35,6 @@ export function heapCapacityWarning(heapLimitBytes: number | null, maxStreams: n
   const mib = Math.floor(heapLimitBytes / 2 ** 20);
   return `MAX_SSE_CONNECTIONS is ${maxStreams}, but this process's JS heap (limit ${mib} MiB) holds about ${holds} open checkouts: ` +
     'a sale that opens more would run it out of memory and drop every stream at once. ' +
-    `Start Node with a larger heap (NODE_OPTIONS=--max-old-space-size=${heapMibFor(maxStreams)} or more, with about 8 KiB of memory ` +
+    `Start Node with a larger heap (NODE_OPTIONS=--max-old-space-size=${heapMibFor(maxStreams)} or more, with about 5 KiB of memory ` +
     'per connection left beside it) or lower MAX_SSE_CONNECTIONS to what the instance holds (docs/scaling.md#memory).';
 }
