@@ -61,7 +61,7 @@ import { mountFloor } from './lib/phone-floor.mjs';
 import { bundlePeers, pageAnswer, startPeerServer } from './lib/phone-peers.mjs';
 import { pages } from './pages/pages.mjs';
 import { startSandbox } from './lib/sandbox.mjs';
-import { importTs } from './lib/ts.mjs';
+import { importServer } from './lib/server-modules.mjs';
 import { build } from '../scripts/build.mjs';
 import { buildWidget, widgetFile } from '../scripts/build/widget.mjs';
 
@@ -82,10 +82,10 @@ const serverEntry = new URL('dist/server/server/index.js', root);
 if (!existsSync(serverEntry)) await build();
 else if (!existsSync(widgetFile)) await buildWidget();
 const [{ staticFiles }, { orderTicket }, { renderCheckout }, { qrCode, qrSvg }] = await Promise.all([
-  importTs('server/process/static-files.ts'),
-  importTs('server/domain/orders/order-ticket.ts'),
+  importServer('server/process/static-files.ts'),
+  importServer('server/domain/orders/order-ticket.ts'),
   import(serverEntry.href),
-  importTs('server/http/render/qr-images.ts'),
+  importServer('server/http/render/qr-images.ts'),
 ]);
 // Issue 34's goals: the server-rendered page's QR painted (and pay button ready) at most this, and within
 // this ratio of the page alone measured in the same run.

@@ -1,4 +1,5 @@
-// npm run bench: every bench/*.mjs in order (building first when dist is missing); fails if one fails.
+// npm run bench: every bench/*.mjs in order (building first when dist is missing, or its compiled
+// server older than its sources: the benches measure what `npm start` runs); fails if one fails.
 // `npm run bench -- fanout ingest` runs those whose name contains a word given; BENCH_QUICK=1
 // shortens every run (a smoke test, not figures to record).
 // What only the benches use (the other checkouts, the load generator) is bench/package.json's, with
@@ -7,7 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serverBuildState } from '../bench/lib/server-modules.mjs';
 import { build } from './build.mjs';
 import { widgetFile } from './build/widget.mjs';
 
@@ -31,7 +33,11 @@ if (stale > 0) {
   const { status } = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: benchDir, stdio: 'inherit' });
   if (status !== 0) process.exit(status ?? 1);
 }
-if (!existsSync(widgetFile)) await build();
+const server = serverBuildState(pathToFileURL(`${root}/`), process.env);
+if (!existsSync(widgetFile) || server.state === 'missing' || server.state === 'stale') {
+  console.log(`# building dist/ first${server.state === 'compiled' || server.state === 'asked' ? '' : `: ${server.why}`}`);
+  await build();
+}
 
 const words = process.argv.slice(2);
 const files = readdirSync(benchDir)

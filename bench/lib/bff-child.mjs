@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { startBff } from './bff.mjs';
 import { listen } from './listen.mjs';
 import { monoMs } from './common.mjs';
-import { importTs } from './ts.mjs';
+import { importServer } from './server-modules.mjs';
 import { serveCommands } from './ipc.mjs';
 
 const setup = JSON.parse(process.env.BENCH_BFF ?? '{}');
@@ -59,7 +59,7 @@ const floor = setup.floor ? await new Promise((resolve) => {
 // The frame of the last final view published: the floor's final frame, byte for byte.
 const publishes = [];
 const publish = bff.internals.hub.publish;
-const { statusFrame } = await importTs('server/http/sse/streams.ts');
+const { statusFrame } = await importServer('server/http/sse/streams.ts');
 let lastFinalFrame = null;
 const cpuUs = () => {
   const { user, system } = process.cpuUsage();

@@ -5,17 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { listen } from './listen.mjs';
-import { importTs } from './ts.mjs';
+import { announceServerBuild, importServer } from './server-modules.mjs';
 
 /**
  * options: upstreamUrl (the service), env (more configuration), log ('silent' | 'stdout'),
  * mount(app) (extra routes on the BFF's app), onRequest(req) (sees each request first).
  */
 export async function startBff(options) {
+  announceServerBuild();
   // internalsOf (what server/testing.ts gives tests) from the app's own module: a BENCH_APP swapped in answers for its apps.
   const [{ createBillCheckout, internalsOf }, { loadConfig }, { createLogger }, { openStore }, { createBillApi, loadSigner }, { nodeSse }, { nodeHttpClient }, { nodeHmacSha256 }, { batchedLines }, { SANDBOX_DEMO_CREDENTIALS }] =
     await Promise.all([process.env.BENCH_APP || 'server/app.ts', 'server/config.ts', 'server/log.ts', 'server/store/open-store.ts', 'server/upstream/index.ts', 'server/platform/node/sse-socket.ts', 'server/platform/node/http-client.ts', 'server/platform/node/hmac.ts', 'server/platform/node/log-lines.ts', 'sandbox/credentials.ts']
-      .map(importTs));
+      .map(importServer));
   let handler = () => new globalThis.Response('starting', { status: 503 });
   const served = await listen((req, env) => handler(req, env));
   const dir = mkdtempSync(join(tmpdir(), 'bench-bff-'));

@@ -10,7 +10,7 @@ import esbuild from 'esbuild';
 import { Hono } from 'hono';
 import { finishBundle } from '../../scripts/build/minify.mjs';
 import { widgetBuild } from '../../scripts/build/widget-config.mjs';
-import { importTs } from './ts.mjs';
+import { importServer } from './server-modules.mjs';
 
 /** Builds the floor and mounts it on `app` at /floor/bill-checkout.js; resolves to { bytes (raw), close() }. */
 export async function mountFloor(app, config) {
@@ -25,7 +25,7 @@ export async function mountFloor(app, config) {
   const root = mkdtempSync(join(tmpdir(), 'bench-floor-'));
   mkdirSync(join(root, 'dist'));
   writeFileSync(join(root, 'dist/bill-checkout.js'), code);
-  const { staticFiles } = await importTs('server/process/static-files.ts');
+  const { staticFiles } = await importServer('server/process/static-files.ts');
   const floor = new Hono();
   await staticFiles(floor, { root, config, demoOrders: null });
   app.route('/floor', floor);

@@ -6,11 +6,11 @@ import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import process from 'node:process';
 import { listen } from './listen.mjs';
-import { importTs } from './ts.mjs';
+import { importServer } from './server-modules.mjs';
 import { serveCommands } from './ipc.mjs';
 
 const setup = JSON.parse(process.env.BENCH_SANDBOX ?? '{}');
-const { createSandbox } = await importTs('sandbox/sandbox.ts');
+const { createSandbox } = await importServer('sandbox/sandbox.ts');
 
 // Counted here rather than read from sandbox.stats(), which clones its per-bill and per-attempt lists
 // (50,000 bills' worth) at each call: requests per operation and 429s, in all and per second of the

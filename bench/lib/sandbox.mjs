@@ -1,14 +1,14 @@
 // The sandbox of the service in the bench process, over real HTTP, with each requery's arrival time.
 import { listen } from './listen.mjs';
 import { monoMs } from './common.mjs';
-import { importTs } from './ts.mjs';
+import { importServer } from './server-modules.mjs';
 
 /**
  * Options: `callbackFetch` replaces the fetch the sandbox's callbacks go through (to hold them and
  * send them at a chosen pace). Returns { url, sandbox, requeryTimes: Map<billId, ms[]>, close }.
  */
 export async function startSandbox(options = {}) {
-  const { createSandbox } = await importTs('sandbox/sandbox.ts');
+  const { createSandbox } = await importServer('sandbox/sandbox.ts');
   const requeryTimes = new Map();
   let sandbox = null;
   const served = await listen((req) => {

@@ -2,11 +2,13 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { commandCaller } from './ipc.mjs';
+import { announceServerBuild } from './server-modules.mjs';
 
 const child = fileURLToPath(new URL('./bff-child.mjs', import.meta.url));
 
 /** setup: { upstreamUrl, env?, bare?, floor?, nodeFlags? (the BFF's Node options, e.g. --max-old-space-size=640) }. Resolves once the child listens. */
 export function spawnBff(setup) {
+  announceServerBuild();
   const proc = fork(child, [], {
     // BENCH_CPU_PROF=DIR writes .cpuprofile files of the BFF there (for when a figure misses its
     // goal): the whole process, and the phases a bench asks for (the `profile` command).
