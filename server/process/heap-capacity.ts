@@ -5,8 +5,9 @@
 
 /**
  * The live heap an open checkout holds (its socket, request, response, subscription, bill and the
- * requery its opening queued), bytes: 12.0–12.5 KiB each from 10,000 to 19,000 open
- * (`node bench/flash-sale.mjs --live-heap`), and a little more.
+ * requery its opening queued), bytes: 10.7 KiB each at 19,000 open on the compiled server that
+ * `npm start` runs, 12.0–12.5 KiB on the sources through tsx (`node bench/flash-sale.mjs
+ * --live-heap`), and a little more.
  */
 export const HEAP_PER_STREAM_BYTES = 13 * 1024;
 /** What the heap needs besides the streams (code, caches, a sale's requests in flight), bytes. */
