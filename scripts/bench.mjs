@@ -34,8 +34,9 @@ if (stale > 0) {
   if (status !== 0) process.exit(status ?? 1);
 }
 const server = serverBuildState(pathToFileURL(`${root}/`), process.env);
-if (!existsSync(widgetFile) || server.state === 'missing' || server.state === 'stale') {
-  console.log(`# building dist/ first${server.state === 'compiled' || server.state === 'asked' ? '' : `: ${server.why}`}`);
+const rebuild = server.state === 'missing' || server.state === 'stale';
+if (!existsSync(widgetFile) || rebuild) {
+  console.log(`# building dist/ first${rebuild ? `: ${server.why}` : ''}`);
   await build();
 }
 

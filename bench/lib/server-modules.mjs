@@ -45,15 +45,20 @@ export function serverBuildState(rootUrl, env) {
   return { state: 'compiled', why: 'dist/server, as npm start runs it' };
 }
 
-const { state, why } = serverBuildState(root, process.env);
-/** True when the benches run dist/server (what `npm start` runs), false for the sources through tsx. */
-export const compiledServer = state === 'compiled';
-/** One line for a bench's output: which server it measured. */
-export const serverBuild = compiledServer ? `the compiled server (${why})` : `the TypeScript sources through tsx: ${why}`;
+/** This process's server, decided once, at its first use (a bench's children each decide after `npm run bench` has built). */
+let decided = null;
+function thisServer() {
+  if (!decided) {
+    const { state, why } = serverBuildState(root, process.env);
+    const compiled = state === 'compiled';
+    decided = { compiled, line: compiled ? `the compiled server (${why})` : `the TypeScript sources through tsx: ${why}` };
+  }
+  return decided;
+}
 
 /** Imports a server module by its source path from the repository root, e.g. `server/app.ts`. */
 export function importServer(path) {
-  if (compiledServer && path.endsWith('.ts')) return import(new URL(`dist/server/${path.slice(0, -3)}.js`, root).href);
+  if (thisServer().compiled && path.endsWith('.ts')) return import(new URL(`dist/server/${path.slice(0, -3)}.js`, root).href);
   return tsImport(new URL(path, root).href, import.meta.url);
 }
 
@@ -62,5 +67,5 @@ let announced = false;
 export function announceServerBuild() {
   if (announced) return;
   announced = true;
-  console.log(`# server: ${serverBuild}`);
+  console.log(`# server: ${thisServer().line}`);
 }
