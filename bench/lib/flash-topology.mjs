@@ -484,15 +484,13 @@ export async function startTopology({ kind = 'single', env = {}, sandboxFaults =
 
     const url = kind === 'pair' ? nginx.url : instances[0].url;
     // What the open files limit lets through: every stream is a socket of its BFF (all of them on
-    // the survivor after a failover) and two of an nginx worker's (the client's, the upstream's).
-    // nginx spreads connections over its workers unevenly, and a failover adds a poll beside each
-    // dropped stream: at 19,000 open one worker reached 19,755 files of 20,000 and the dropped
-    // streams came back after 4 s or more. So the pair is sized for one worker holding them all.
+    // the survivor after a failover) and two of an nginx worker's (the client's, the upstream's),
+    // which bounds the pair first. nginx spreads connections over its workers unevenly, and a
+    // failover adds a poll beside each dropped stream: at 19,000 open one worker reached 19,755
+    // files of 20,000 and the dropped streams came back after 4 s or more. So the pair is sized for
+    // one worker holding them all.
     const spare = 300; // the store, the pools, the listening sockets, the BFF's own files
-    const perInstance = raisedLimits.nofile - spare;
-    raisedLimits.maxStreams = kind === 'pair'
-      ? Math.min(perInstance, Math.floor((raisedLimits.nofile - 100) / 2))
-      : perInstance;
+    raisedLimits.maxStreams = kind === 'pair' ? Math.floor((raisedLimits.nofile - 100) / 2) : raisedLimits.nofile - spare;
     return {
       kind,
       url,
